@@ -1,0 +1,131 @@
+// mmaemu info: what this build is and what it can do here.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "command.hpp"
+#include "mmaemu/algorithm.hpp"
+#include "mmaemu/device.hpp"
+#include "mmaemu/preset.hpp"
+#include "mmaemu/profile.hpp"
+#include "mmaemu/version.hpp"
+
+namespace mmaemu::cli {
+namespace {
+
+nlohmann::json preset_json(const Preset& p) {
+  nlohmann::json inputs = nlohmann::json::array();
+  for (Format f : p.input_formats) inputs.push_back(describe(f).name);
+  nlohmann::json unpinned = nlohmann::json::object();
+  for (const auto& u : p.unpinned) unpinned[u.parameter] = u.reason;
+  auto result = [](const StepResult& r) {
+    return nlohmann::json{{"format", describe(r.format).name},
+                          {"fraction_bits", r.fraction_bits},
+                          {"rounding", to_string(r.rounding)},
+                          {"exponent_floor", r.exponent_floor ? nlohmann::json(*r.exponent_floor) : nlohmann::json()}};
+  };
+  return {{"name", p.name},
+          {"architecture", p.architecture},
+          {"instruction", p.instruction},
+          {"input_formats", inputs},
+          {"terms_per_step", p.terms_per_step},
+          {"product_alignment", to_string(p.product_alignment)},
+          {"alignment_fraction_bits", p.alignment_fraction_bits},
+          {"shifted_out", to_string(p.shifted_out)},
+          {"accumulator_entry", to_string(p.accumulator_entry)},
+          {"flush_subnormal_inputs", p.flush_subnormal_inputs},
+          {"f32_result", result(p.f32_result)},
+          {"f16_result", p.f16_result ? result(*p.f16_result) : nlohmann::json()},
+          {"source", p.source},
+          {"unpinned", unpinned}};
+}
+
+Result<int> run_info(bool as_json) {
+  const DeviceReport device = probe_devices();
+  nlohmann::json j;
+  j["version"] = kVersion;
+  j["commit"] = kGitCommit;
+  j["build"] = {{"compiler", kCompiler}, {"build_type", kBuildType}, {"cuda_toolkit", kCudaToolkitAtBuild}};
+  nlohmann::json gpus = nlohmann::json::array();
+  for (const auto& g : device.gpus)
+    gpus.push_back({{"ordinal", g.ordinal}, {"name", g.name},
+                    {"compute_capability", fmt::format("{}.{}", g.compute_major, g.compute_minor)},
+                    {"multiprocessors", g.multiprocessors}});
+  j["cuda"] = {{"driver_loaded", device.driver_loaded},
+               {"driver_library", device.driver_library},
+               {"driver_version", device.driver_version},
+               {"gpus", gpus},
+               {"nvrtc_loaded", device.nvrtc_loaded},
+               {"nvrtc_library", device.nvrtc_library},
+               {"gpu_path_available", device.gpu_path_available()},
+               {"why_unavailable", device.why_unavailable}};
+  j["kernel_modules"] = nlohmann::json::array();
+  nlohmann::json profiles = nlohmann::json::array();
+  for (const auto& name : builtin_profile_names()) {
+    auto p = load_profile(name);
+    if (!p) return p.error();
+    profiles.push_back({{"name", p->name}, {"maturity", p->maturity}, {"description", p->description},
+                        {"devices", p->devices}, {"library", p->library},
+                        {"library_version", p->library_version}, {"evidence", p->evidence},
+                        {"split_k_shapes_known", p->split_k_table.size() + p->unsplit_shapes.size()}});
+  }
+  j["profiles"] = profiles;
+  nlohmann::json presets = nlohmann::json::array();
+  for (const auto& p : builtin_presets()) presets.push_back(preset_json(p));
+  j["presets"] = presets;
+  nlohmann::json algorithms = nlohmann::json::array();
+  for (const auto& a : builtin_algorithms())
+    algorithms.push_back({{"name", a.name}, {"accumulation", to_string(a.accumulation)},
+                          {"promotion_interval", a.promotion_interval},
+                          {"split_k_grain", a.split_k_grain}, {"description", a.description}});
+  j["algorithms"] = algorithms;
+  if (as_json) {
+    std::cout << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::cout << fmt::format("mmaemu {} (commit {})\n", kVersion, kGitCommit);
+  std::cout << fmt::format("build: {} {}; CUDA toolkit at build time: {}\n", kCompiler, kBuildType,
+                           kCudaToolkitAtBuild);
+  if (device.driver_loaded)
+    std::cout << fmt::format("CUDA driver: {} (version {}), {} GPU(s)\n", device.driver_library,
+                             device.driver_version, device.gpus.size());
+  for (const auto& g : device.gpus)
+    std::cout << fmt::format("  GPU {}: {} (sm_{}{}, {} SMs)\n", g.ordinal, g.name, g.compute_major,
+                             g.compute_minor, g.multiprocessors);
+  std::cout << fmt::format("NVRTC: {}\n", device.nvrtc_loaded
+                                              ? fmt::format("{} ({}.{})", device.nvrtc_library,
+                                                            device.nvrtc_major, device.nvrtc_minor)
+                                              : device.nvrtc_library + " not found");
+  std::cout << "GPU path: "
+            << (device.gpu_path_available() ? "available" : "unavailable: " + device.why_unavailable)
+            << "\n";
+  std::cout << "CPU path: available (oracle)\n";
+  std::cout << "kernel modules: none built yet\n";
+  std::cout << "profiles:\n";
+  for (const auto& p : profiles)
+    std::cout << fmt::format("  {:<8} {:<12} {} {}; evidence: {}\n", p["name"].get<std::string>(),
+                             p["maturity"].get<std::string>(), p["library"].get<std::string>(),
+                             p["library_version"].get<std::string>(),
+                             fmt::format("{}", fmt::join(p["evidence"].get<std::vector<std::string>>(), ", ")));
+  std::cout << "presets:\n";
+  for (const auto& p : builtin_presets()) {
+    std::string inputs;
+    for (Format f : p.input_formats) inputs += (inputs.empty() ? "" : "/") + std::string(describe(f).name);
+    std::cout << fmt::format("  {:<24} {:<10} {:>2} terms, {} alignment bits, {}, c {}, f32 result {} bits {}\n",
+                             p.name, inputs, p.terms_per_step, p.alignment_fraction_bits,
+                             to_string(p.shifted_out), to_string(p.accumulator_entry),
+                             p.f32_result.fraction_bits, to_string(p.f32_result.rounding));
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Runner setup_info(CLI::App& app) {
+  auto as_json = std::make_shared<bool>(false);
+  app.add_flag("--json", *as_json, "Print JSON to stdout");
+  return [as_json] { return run_info(*as_json); };
+}
+
+}  // namespace mmaemu::cli

@@ -1,0 +1,45 @@
+// The subcommand table and the one place where library errors become exit statuses.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mmaemu/error.hpp"
+
+namespace mmaemu::cli {
+
+// Exit statuses, documented in docs/cli.md.
+enum ExitStatus : int {
+  kExitOk = 0,
+  kExitVerdictFailed = 1,  // the command ran, and a check or a comparison failed
+  kExitUsage = 2,          // bad command line or bad argument value
+  kExitIo = 3,
+  kExitMalformed = 4,
+  kExitHashMismatch = 5,
+  kExitUnsupported = 6,
+  kExitNotFound = 7,
+  kExitDeviceUnavailable = 8,
+  kExitInternal = 70,
+};
+
+int exit_status_for(const Error& error);
+
+// A command's body: returns the exit status of a completed run, or an Error.
+using Runner = std::function<Result<int>()>;
+
+struct Command {
+  const char* name;
+  const char* summary;
+  // Declares the subcommand's options on `app` and returns the body that uses them.
+  Runner (*setup)(CLI::App& app);
+};
+
+const std::vector<Command>& command_table();
+
+Runner setup_info(CLI::App& app);
+Runner setup_gemm(CLI::App& app);
+Runner setup_selftest(CLI::App& app);
+
+}  // namespace mmaemu::cli

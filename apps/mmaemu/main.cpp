@@ -1,0 +1,76 @@
+// mmaemu: the command-line front end. Subcommands come from one table (command.hpp); logs go to
+// stderr, machine output (JSON) to stdout.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+
+#include "command.hpp"
+#include "mmaemu/version.hpp"
+
+namespace mmaemu::cli {
+
+int exit_status_for(const Error& error) {
+  switch (error.code()) {
+    case Errc::invalid_argument: return kExitUsage;
+    case Errc::io: return kExitIo;
+    case Errc::malformed: return kExitMalformed;
+    case Errc::hash_mismatch: return kExitHashMismatch;
+    case Errc::unsupported: return kExitUnsupported;
+    case Errc::not_found: return kExitNotFound;
+    case Errc::device_unavailable: return kExitDeviceUnavailable;
+    case Errc::internal: return kExitInternal;
+  }
+  return kExitInternal;
+}
+
+const std::vector<Command>& command_table() {
+  static const std::vector<Command> table = {
+      {"info", "Version, build, GPUs (or why none), profiles, presets and kernel modules", setup_info},
+      {"gemm", "Emulate one torch._scaled_mm call from a safetensors file", setup_gemm},
+      {"selftest", "Check this installation in seconds: formats, presets, bundled truth", setup_selftest},
+  };
+  return table;
+}
+
+}  // namespace mmaemu::cli
+
+int main(int argc, char** argv) {
+  using namespace mmaemu::cli;
+  auto logger = spdlog::stderr_color_mt("mmaemu");
+  spdlog::set_default_logger(logger);
+  spdlog::set_pattern("mmaemu: %^%l%$: %v");
+
+  CLI::App app{"mmaemu: bit-exact emulation of NVIDIA tensor-core FP8 matrix multiplies"};
+  app.set_version_flag("--version", std::string("mmaemu ") + mmaemu::kVersion + " (" + mmaemu::kGitCommit + ")");
+  app.require_subcommand(1);
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose, "Log more detail to stderr");
+  std::vector<std::pair<CLI::App*, Runner>> runners;
+  for (const auto& command : command_table()) {
+    CLI::App* sub = app.add_subcommand(command.name, command.summary);
+    runners.emplace_back(sub, command.setup(*sub));
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int status = app.exit(e);
+    return status == 0 ? kExitOk : kExitUsage;
+  }
+  spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::info);
+  for (auto& [sub, runner] : runners) {
+    if (!sub->parsed()) continue;
+    try {
+      mmaemu::Result<int> status = runner();
+      if (!status) {
+        std::cerr << "mmaemu " << sub->get_name() << ": error: " << status.error().message() << "\n";
+        return exit_status_for(status.error());
+      }
+      return *status;
+    } catch (const std::exception& e) {  // a bug, not an input problem: say so plainly
+      std::cerr << "mmaemu " << sub->get_name() << ": internal error: " << e.what() << "\n";
+      return kExitInternal;
+    }
+  }
+  return kExitUsage;
+}

@@ -1,0 +1,59 @@
+// A profile names a target (device family + library + version) and says which preset and GEMM
+// algorithm apply to each call configuration, how many split-K slices the library uses, what was
+// validated (the envelope), how mature it is and which committed logs are its evidence.
+// Profiles are JSON under profiles/; the executable carries copies of them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mmaemu/error.hpp"
+#include "mmaemu/scaled_mm.hpp"
+
+namespace mmaemu {
+
+struct ProfileRule {
+  std::vector<Format> a_dtypes, b_dtypes, out_dtypes;  // empty = any
+  std::optional<bool> use_fast_accum;
+  std::optional<bool> rowwise;
+  std::string preset;
+  std::string algorithm;
+};
+
+struct SplitKEntry {
+  int64_t m, n, k;  // torch's shape: A is m x k, the output m x n
+  int splits;
+  bool rowwise = false;  // the scale mode the heuristic was asked with
+  std::string evidence;
+};
+
+struct Profile {
+  std::string name;
+  std::string description;
+  std::string maturity;  // "validated" or "experimental"
+  std::vector<std::string> devices;
+  std::string architecture;
+  std::string library;
+  std::string library_version;
+  std::optional<int64_t> workspace_bytes;
+  std::vector<std::string> evidence;  // paths of committed logs
+  std::vector<ProfileRule> rules;
+  std::string split_k_source;
+  std::vector<SplitKEntry> split_k_table;
+  std::vector<SplitKEntry> unsplit_shapes;  // shapes seen with one slice
+  std::vector<Format> envelope_out_dtypes;
+  std::string envelope_note;
+
+  // The plan for a call: the first rule that matches gives preset and algorithm; the split
+  // count comes from the table; the verdict says whether the call lies inside the envelope.
+  Result<Plan> resolve(const ScaledMmCall& call) const;
+};
+
+Result<Profile> parse_profile(std::string_view json_text, const std::string& origin);
+// A profile by name (one the executable carries) or by the path of a JSON file.
+Result<Profile> load_profile(const std::string& name_or_path);
+std::vector<std::string> builtin_profile_names();
+
+}  // namespace mmaemu

@@ -1,0 +1,112 @@
+// Loads libcuda and libnvrtc with dlopen and asks for the GPUs. The few driver entry points used
+// here are declared by hand (C ABI, CUDA 13's stable signatures) so that no CUDA header is needed
+// to build the CPU parts.
+#include <dlfcn.h>
+
+#include <string>
+
+#include "mmaemu/device.hpp"
+
+namespace mmaemu {
+namespace {
+
+using CuResult = int;
+using CuDevice = int;
+using CuInit = CuResult (*)(unsigned);
+using CuDriverGetVersion = CuResult (*)(int*);
+using CuDeviceGetCount = CuResult (*)(int*);
+using CuDeviceGet = CuResult (*)(CuDevice*, int);
+using CuDeviceGetName = CuResult (*)(char*, int, CuDevice);
+using CuDeviceGetAttribute = CuResult (*)(int*, int, CuDevice);
+using CuGetErrorString = CuResult (*)(CuResult, const char**);
+using NvrtcVersion = int (*)(int*, int*);
+
+constexpr int kAttrMultiprocessorCount = 16;
+constexpr int kAttrComputeCapabilityMajor = 75;
+constexpr int kAttrComputeCapabilityMinor = 76;
+
+template <class F>
+F symbol(void* library, const char* name) {
+  return reinterpret_cast<F>(dlsym(library, name));
+}
+
+void* open_first(std::initializer_list<const char*> names, std::string& used, std::string& error) {
+  for (const char* name : names) {
+    if (void* h = dlopen(name, RTLD_NOW | RTLD_LOCAL)) {
+      used = name;
+      return h;
+    }
+    const char* e = dlerror();
+    if (error.empty() && e) error = e;
+  }
+  used = *names.begin();
+  return nullptr;
+}
+
+std::string cuda_error(void* driver, CuResult code) {
+  auto get = symbol<CuGetErrorString>(driver, "cuGetErrorString");
+  const char* text = nullptr;
+  if (get && get(code, &text) == 0 && text) return std::string(text) + " (" + std::to_string(code) + ")";
+  return "CUDA error " + std::to_string(code);
+}
+
+}  // namespace
+
+DeviceReport probe_devices() {
+  DeviceReport report;
+  std::string error;
+  void* driver = open_first({"libcuda.so.1", "libcuda.so"}, report.driver_library, error);
+  std::string nvrtc_error;
+  void* nvrtc = open_first({"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"}, report.nvrtc_library,
+                           nvrtc_error);
+  if (nvrtc) {
+    auto version = symbol<NvrtcVersion>(nvrtc, "nvrtcVersion");
+    report.nvrtc_loaded = version && version(&report.nvrtc_major, &report.nvrtc_minor) == 0;
+  }
+  if (!driver) {
+    report.why_unavailable = "no CUDA driver: " + report.driver_library + " could not be loaded (" +
+                             error + ")";
+    return report;
+  }
+  report.driver_loaded = true;
+  auto init = symbol<CuInit>(driver, "cuInit");
+  auto get_version = symbol<CuDriverGetVersion>(driver, "cuDriverGetVersion");
+  auto get_count = symbol<CuDeviceGetCount>(driver, "cuDeviceGetCount");
+  auto get_device = symbol<CuDeviceGet>(driver, "cuDeviceGet");
+  auto get_name = symbol<CuDeviceGetName>(driver, "cuDeviceGetName");
+  auto get_attribute = symbol<CuDeviceGetAttribute>(driver, "cuDeviceGetAttribute");
+  if (!init || !get_version || !get_count || !get_device || !get_name || !get_attribute) {
+    report.why_unavailable = report.driver_library + " lacks a driver entry point this build needs";
+    return report;
+  }
+  get_version(&report.driver_version);
+  if (CuResult r = init(0); r != 0) {
+    report.why_unavailable = "cuInit failed: " + cuda_error(driver, r);
+    return report;
+  }
+  int count = 0;
+  if (CuResult r = get_count(&count); r != 0) {
+    report.why_unavailable = "cuDeviceGetCount failed: " + cuda_error(driver, r);
+    return report;
+  }
+  for (int i = 0; i < count; ++i) {
+    CuDevice device = 0;
+    if (get_device(&device, i) != 0) continue;
+    GpuInfo gpu;
+    gpu.ordinal = i;
+    char name[256] = {};
+    get_name(name, sizeof name, device);
+    gpu.name = name;
+    get_attribute(&gpu.compute_major, kAttrComputeCapabilityMajor, device);
+    get_attribute(&gpu.compute_minor, kAttrComputeCapabilityMinor, device);
+    get_attribute(&gpu.multiprocessors, kAttrMultiprocessorCount, device);
+    report.gpus.push_back(gpu);
+  }
+  if (report.gpus.empty()) report.why_unavailable = "the CUDA driver reports no GPU";
+  // The GPU emulation kernels (issue 5) are not built yet: say so rather than pretend.
+  if (report.why_unavailable.empty())
+    report.why_unavailable = "no GPU kernel modules are built into this release yet (kernels/bin is empty)";
+  return report;
+}
+
+}  // namespace mmaemu

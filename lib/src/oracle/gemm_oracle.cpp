@@ -1,0 +1,124 @@
+// The GEMM oracle: how the library composes tensor-core steps into one output element. One
+// function per stage: instruction chain, promotion into FP32, split-K reduction, the call.
+#include <string>
+#include <vector>
+
+#include "mmaemu/exact.hpp"
+#include "mmaemu/mma_step.hpp"
+#include "mmaemu/scaled_mm.hpp"
+
+namespace mmaemu {
+namespace {
+
+constexpr uint32_t kPositiveZero = 0;
+
+struct Operands {
+  std::vector<uint32_t> a, b;  // one row of A and one row of B (a column of mat2), K codes each
+};
+
+Operands load_operands(const ScaledMmCall& call, int64_t row, int64_t col) {
+  Operands o{std::vector<uint32_t>(call.k), std::vector<uint32_t>(call.k)};
+  for (int64_t i = 0; i < call.k; ++i) {
+    o.a[i] = load_bits(call.a_dtype, call.a, row * call.k + i);
+    o.b[i] = load_bits(call.b_dtype, call.b, col * call.k + i);
+  }
+  return o;
+}
+
+// Instructions of instruction_k elements over [begin, end), chained from c.
+uint32_t chain(const Plan& plan, const ScaledMmCall& call, const Operands& o, int64_t begin,
+               int64_t end, uint32_t c) {
+  const StepResult& result = plan.preset->f32_result;
+  for (int64_t start = begin; start < end; start += plan.algorithm.instruction_k) {
+    const int64_t length = std::min<int64_t>(plan.algorithm.instruction_k, end - start);
+    const StepInputs in{call.a_dtype, call.b_dtype,
+                        std::span<const uint32_t>(o.a).subspan(start, length),
+                        std::span<const uint32_t>(o.b).subspan(start, length), c};
+    c = oracle_mma_chain(*plan.preset, result, in);
+  }
+  return c;
+}
+
+// One split-K slice's FP32 partial.
+uint32_t slice_partial(const Plan& plan, const ScaledMmCall& call, const Operands& o, KRange r) {
+  if (plan.algorithm.accumulation == Accumulation::single_chain)
+    return chain(plan, call, o, r.begin, r.end, kPositiveZero);
+  uint32_t accumulator = kPositiveZero;
+  for (int64_t start = r.begin; start < r.end; start += plan.algorithm.promotion_interval) {
+    const int64_t end = std::min<int64_t>(start + plan.algorithm.promotion_interval, r.end);
+    accumulator = f32_add_rne(accumulator, chain(plan, call, o, start, end, kPositiveZero));
+  }
+  return accumulator;
+}
+
+}  // namespace
+
+uint32_t oracle_dot_f32(const Plan& plan, const ScaledMmCall& call, int64_t row, int64_t col) {
+  const Operands o = load_operands(call, row, col);
+  // The partials are added in slice order, starting from slice 0 itself.
+  uint32_t total = 0;
+  for (int s = 0; s < plan.split_k; ++s) {
+    const KRange r = split_k_slice(call.k, plan.split_k, plan.algorithm.split_k_grain, s);
+    const uint32_t partial = slice_partial(plan, call, o, r);
+    total = s == 0 ? partial : f32_add_rne(total, partial);
+  }
+  return total;
+}
+
+Result<void> validate(const ScaledMmCall& call) {
+  auto fail = [](const std::string& what) { return Error(Errc::invalid_argument, what); };
+  if (call.m <= 0 || call.n <= 0 || call.k <= 0)
+    return fail("m, n and k must be positive (got " + std::to_string(call.m) + ", " +
+                std::to_string(call.n) + ", " + std::to_string(call.k) + ")");
+  if (call.n_full != 0 && call.n_full < call.n) return fail("n_full is smaller than n");
+  for (Format f : {call.a_dtype, call.b_dtype})
+    if (f != Format::f8_e4m3 && f != Format::f8_e5m2)
+      return fail("operand dtype " + std::string(describe(f).name) + " is not an FP8 format");
+  if (call.a_dtype == Format::f8_e5m2 && call.b_dtype == Format::f8_e5m2)
+    return fail("f8_e5m2 x f8_e5m2 is not supported by torch._scaled_mm");
+  if (call.a.size() != static_cast<size_t>(call.m * call.k))
+    return fail("a holds " + std::to_string(call.a.size()) + " elements, m x k = " +
+                std::to_string(call.m * call.k));
+  if (call.b.size() != static_cast<size_t>(call.n * call.k))
+    return fail("b holds " + std::to_string(call.b.size()) + " elements, n x k = " +
+                std::to_string(call.n * call.k));
+  if (call.scale_a.rowwise() != call.scale_b.rowwise())
+    return fail("scale_a and scale_b must both be tensorwise or both rowwise");
+  const size_t want_a = call.scale_a.rowwise() ? static_cast<size_t>(call.m) : 1;
+  const size_t want_b = call.scale_b.rowwise() ? static_cast<size_t>(call.n) : 1;
+  if (call.scale_a.f32_bits.size() != want_a)
+    return fail("scale_a holds " + std::to_string(call.scale_a.f32_bits.size()) + " values, expected " +
+                std::to_string(want_a));
+  if (call.scale_b.f32_bits.size() != want_b)
+    return fail("scale_b holds " + std::to_string(call.scale_b.f32_bits.size()) + " values, expected " +
+                std::to_string(want_b));
+  if (call.bias) {
+    if (call.bias->format != Format::bf16 && call.bias->format != Format::f16)
+      return fail("bias must be bf16 or f16");
+    if (call.bias->values.size() != static_cast<size_t>(call.n) * 2)
+      return fail("bias must hold n values");
+  }
+  switch (call.out_dtype) {
+    case Format::bf16: case Format::f16: case Format::f32: case Format::f8_e4m3:
+    case Format::f8_e5m2: break;
+    default: return fail("out dtype " + std::string(describe(call.out_dtype).name) + " is not supported");
+  }
+  return {};
+}
+
+Result<std::vector<uint8_t>> emulate_oracle(const Plan& plan, const ScaledMmCall& call) {
+  if (auto ok = validate(call); !ok) return ok.error();
+  if (!plan.preset) return Error(Errc::invalid_argument, "the plan has no preset");
+  for (Format f : {call.a_dtype, call.b_dtype})
+    if (!plan.preset->accepts(f))
+      return Error(Errc::unsupported, "preset " + plan.preset->name + " does not take " +
+                                          std::string(describe(f).name));
+  std::vector<uint8_t> out(static_cast<size_t>(call.m * call.n) * describe(call.out_dtype).storage_bytes());
+  for (int64_t i = 0; i < call.m; ++i)
+    for (int64_t j = 0; j < call.n; ++j)
+      store_bits(call.out_dtype, out, i * call.n + j,
+                 oracle_epilogue(plan, call, i, j, oracle_dot_f32(plan, call, i, j)));
+  return out;
+}
+
+}  // namespace mmaemu

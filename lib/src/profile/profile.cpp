@@ -1,0 +1,195 @@
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "mmaemu/profile.hpp"
+#include "mmaemu/safetensors.hpp"
+#include "profile/embedded_profiles.hpp"
+
+namespace mmaemu {
+namespace {
+
+using nlohmann::json;
+
+Error bad(const std::string& origin, const std::string& what) {
+  return Error(Errc::malformed, origin + ": " + what);
+}
+
+Result<std::vector<Format>> formats(const json& j, const std::string& origin, const std::string& field) {
+  std::vector<Format> out;
+  if (j.is_null()) return out;
+  if (!j.is_array()) return bad(origin, field + " must be an array of dtype names");
+  for (const auto& e : j) {
+    auto f = e.is_string() ? format_from_name(e.get<std::string>()) : std::nullopt;
+    if (!f) return bad(origin, field + " names an unknown dtype " + e.dump());
+    out.push_back(*f);
+  }
+  return out;
+}
+
+std::string text(const json& j, const char* key) {
+  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+
+bool listed(const std::vector<Format>& list, Format f) {
+  return list.empty() || std::find(list.begin(), list.end(), f) != list.end();
+}
+
+Result<SplitKEntry> split_entry(const json& e, const std::string& origin, const std::string& where) {
+  if (!e.is_object()) return bad(origin, where + " must be an object");
+  for (const char* key : {"m", "n", "k", "splits"})
+    if (!e.contains(key) || !e[key].is_number_integer() || e[key].get<int64_t>() <= 0)
+      return bad(origin, where + "." + key + " must be a positive integer");
+  if (e.contains("rowwise") && !e["rowwise"].is_boolean())
+    return bad(origin, where + ".rowwise must be a boolean");
+  return SplitKEntry{e["m"].get<int64_t>(), e["n"].get<int64_t>(), e["k"].get<int64_t>(),
+                     e["splits"].get<int>(), e.value("rowwise", false), text(e, "evidence")};
+}
+
+}  // namespace
+
+static Result<Profile> parse_profile_fields(std::string_view json_text, const std::string& origin) {
+  json j = json::parse(json_text.begin(), json_text.end(), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return bad(origin, "not a JSON object");
+  if (text(j, "schema") != "mmaemu-profile/1") return bad(origin, "schema must be \"mmaemu-profile/1\"");
+  Profile p;
+  p.name = text(j, "name");
+  if (p.name.empty()) return bad(origin, "name is missing");
+  p.description = text(j, "description");
+  p.maturity = text(j, "maturity");
+  if (p.maturity != "validated" && p.maturity != "experimental")
+    return bad(origin, "maturity must be \"validated\" or \"experimental\"");
+  const json& target = j.contains("target") ? j["target"] : json::object();
+  if (target.contains("devices"))
+    for (const auto& d : target["devices"]) p.devices.push_back(d.get<std::string>());
+  p.architecture = text(target, "architecture");
+  p.library = text(target, "library");
+  p.library_version = text(target, "library_version");
+  if (target.contains("workspace_bytes") && target["workspace_bytes"].is_number_integer())
+    p.workspace_bytes = target["workspace_bytes"].get<int64_t>();
+  if (j.contains("evidence"))
+    for (const auto& e : j["evidence"]) p.evidence.push_back(e.get<std::string>());
+  if (!j.contains("rules") || !j["rules"].is_array() || j["rules"].empty())
+    return bad(origin, "rules must be a non-empty array");
+  for (size_t i = 0; i < j["rules"].size(); ++i) {
+    const json& r = j["rules"][i];
+    const std::string where = "rules[" + std::to_string(i) + "]";
+    ProfileRule rule;
+    auto a = formats(r.value("a_dtypes", json()), origin, where + ".a_dtypes");
+    auto b = formats(r.value("b_dtypes", json()), origin, where + ".b_dtypes");
+    auto o = formats(r.value("out_dtypes", json()), origin, where + ".out_dtypes");
+    if (!a) return a.error();
+    if (!b) return b.error();
+    if (!o) return o.error();
+    rule.a_dtypes = *a;
+    rule.b_dtypes = *b;
+    rule.out_dtypes = *o;
+    if (r.contains("use_fast_accum")) rule.use_fast_accum = r["use_fast_accum"].get<bool>();
+    if (r.contains("rowwise")) rule.rowwise = r["rowwise"].get<bool>();
+    rule.preset = text(r, "preset");
+    rule.algorithm = text(r, "algorithm");
+    if (!find_preset(rule.preset)) return bad(origin, where + ".preset names no preset: '" + rule.preset + "'");
+    if (!find_algorithm(rule.algorithm))
+      return bad(origin, where + ".algorithm names no algorithm: '" + rule.algorithm + "'");
+    p.rules.push_back(rule);
+  }
+  if (j.contains("split_k")) {
+    const json& s = j["split_k"];
+    p.split_k_source = text(s, "source");
+    for (const char* list : {"table", "unsplit_shapes"}) {
+      if (!s.contains(list)) continue;
+      for (size_t i = 0; i < s[list].size(); ++i) {
+        auto e = split_entry(s[list][i], origin, std::string("split_k.") + list + "[" + std::to_string(i) + "]");
+        if (!e) return e.error();
+        (std::string(list) == "table" ? p.split_k_table : p.unsplit_shapes).push_back(*e);
+      }
+    }
+  }
+  if (j.contains("envelope")) {
+    auto o = formats(j["envelope"].value("out_dtypes", json()), origin, "envelope.out_dtypes");
+    if (!o) return o.error();
+    p.envelope_out_dtypes = *o;
+    p.envelope_note = text(j["envelope"], "note");
+  }
+  return p;
+}
+
+Result<Profile> parse_profile(std::string_view json_text, const std::string& origin) {
+  try {
+    return parse_profile_fields(json_text, origin);
+  } catch (const nlohmann::json::exception& e) {
+    return bad(origin, std::string("a field has the wrong type: ") + e.what());
+  }
+}
+
+Result<Plan> Profile::resolve(const ScaledMmCall& call) const {
+  const bool rowwise = call.scale_a.rowwise();
+  const ProfileRule* rule = nullptr;
+  for (const auto& r : rules) {
+    if (listed(r.a_dtypes, call.a_dtype) && listed(r.b_dtypes, call.b_dtype) &&
+        listed(r.out_dtypes, call.out_dtype) &&
+        (!r.use_fast_accum || *r.use_fast_accum == call.use_fast_accum) &&
+        (!r.rowwise || *r.rowwise == rowwise)) {
+      rule = &r;
+      break;
+    }
+  }
+  if (!rule)
+    return Error(Errc::unsupported,
+                 "profile " + name + " has no rule for " + std::string(describe(call.a_dtype).name) +
+                     " x " + std::string(describe(call.b_dtype).name) + " -> " +
+                     std::string(describe(call.out_dtype).name) +
+                     (call.use_fast_accum ? " with" : " without") + " fast accumulation");
+  Plan plan;
+  plan.profile = name;
+  plan.preset = find_preset(rule->preset);
+  plan.algorithm = *find_algorithm(rule->algorithm);
+  const int64_t n = call.library_n();
+  auto same_shape = [&](const SplitKEntry& e) {
+    return e.m == call.m && e.n == n && e.k == call.k && e.rowwise == rowwise;
+  };
+  const auto split = std::find_if(split_k_table.begin(), split_k_table.end(), same_shape);
+  const bool unsplit = std::any_of(unsplit_shapes.begin(), unsplit_shapes.end(), same_shape);
+  const std::string shape = std::to_string(call.m) + "x" + std::to_string(n) + "x" +
+                            std::to_string(call.k) + (rowwise ? " (rowwise)" : " (tensorwise)");
+  if (split != split_k_table.end()) {
+    plan.split_k = split->splits;
+    plan.split_k_source = "split_k.table of profile " + name + ": " + split->evidence;
+  } else {
+    plan.split_k = 1;
+    plan.split_k_source = unsplit ? "split_k.unsplit_shapes of profile " + name
+                                  : "assumed: shape not covered by profile " + name;
+    if (!unsplit) {
+      plan.envelope.inside = false;
+      plan.envelope.reason = "shape " + shape + " (m x n x k) is outside the split-K table of profile " +
+                             name + "; one slice assumed";
+    }
+  }
+  if (!listed(envelope_out_dtypes, call.out_dtype)) {
+    plan.envelope.inside = false;
+    plan.envelope.reason = "out dtype " + std::string(describe(call.out_dtype).name) +
+                           " was not validated for profile " + name;
+  }
+  return plan;
+}
+
+std::vector<std::string> builtin_profile_names() {
+  std::vector<std::string> names;
+  for (const auto& t : embedded_profiles()) names.emplace_back(t.name);
+  return names;
+}
+
+Result<Profile> load_profile(const std::string& name_or_path) {
+  for (const auto& t : embedded_profiles())
+    if (t.name == name_or_path) return parse_profile(t.text, "profile " + std::string(t.name));
+  if (name_or_path.find('/') == std::string::npos && name_or_path.find(".json") == std::string::npos) {
+    std::string known;
+    for (const auto& t : embedded_profiles()) known += (known.empty() ? "" : ", ") + std::string(t.name);
+    return Error(Errc::not_found, "no profile named '" + name_or_path + "' (known: " + known + ")");
+  }
+  auto bytes = read_file_bytes(name_or_path);
+  if (!bytes) return bytes.error();
+  return parse_profile(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()),
+                       name_or_path);
+}
+
+}  // namespace mmaemu

@@ -1,0 +1,60 @@
+#include "mmaemu/exact.hpp"
+#include "mmaemu/replay.hpp"
+
+namespace mmaemu {
+namespace {
+
+Scales scales_from(const SafetensorsFile& file, const ScaleRef& ref) {
+  // torch received a tensorwise scale as an f32 tensor: the manifest's number rounded to f32.
+  if (!ref.is_tensor()) return Scales::tensorwise(encode(Format::f32, ExactValue::from_double(*ref.value)));
+  Scales s;
+  s.per_row = true;
+  const auto data = file.data(*file.find(ref.tensor));
+  for (size_t i = 0; i < data.size() / 4; ++i) s.f32_bits.push_back(load_bits(Format::f32, data, i));
+  return s;
+}
+
+}  // namespace
+
+Result<LoadedCall> load_scaled_mm_call(const TruthSet& set, const Recording& r) {
+  if (r.op != "scaled_mm") return Error(Errc::invalid_argument, r.id + ": not a scaled_mm recording");
+  auto file = open_recording_file(set, r);
+  if (!file) return file.error();
+  LoadedCall loaded;
+  loaded.file = std::make_unique<SafetensorsFile>(std::move(file).value());
+  const SafetensorsFile& f = *loaded.file;
+  ScaledMmCall& c = loaded.call;
+  c.m = r.m;
+  c.n = r.n_stored.value_or(r.n);
+  c.n_full = r.n;
+  c.k = r.k;
+  c.a_dtype = r.a_dtype;
+  c.b_dtype = r.b_dtype;
+  c.a = f.data(*f.find(r.a));
+  c.b = f.data(*f.find(r.b));
+  c.scale_a = scales_from(f, r.scale_a);
+  c.scale_b = scales_from(f, r.scale_b);
+  if (r.bias) {
+    const TensorInfo* t = f.find(*r.bias);
+    c.bias = Bias{t->dtype == "F16" ? Format::f16 : Format::bf16, f.data(*t)};
+  }
+  c.out_dtype = r.out_dtype;
+  c.use_fast_accum = r.use_fast_accum;
+  loaded.expected = f.data(*f.find(r.out));
+  if (auto ok = validate(c); !ok)
+    return Error(Errc::malformed, (set.directory / r.file).string() + ": recording " + r.id + ": " +
+                                      ok.error().message());
+  return loaded;
+}
+
+Result<ScaledMmReplay> replay_scaled_mm(const TruthSet& set, const Recording& r, const Profile& profile) {
+  auto loaded = load_scaled_mm_call(set, r);
+  if (!loaded) return loaded.error();
+  auto plan = profile.resolve(loaded->call);
+  if (!plan) return plan.error();
+  auto out = emulate_oracle(*plan, loaded->call);
+  if (!out) return out.error();
+  return ScaledMmReplay{*plan, compare_bits(r.out_dtype, loaded->expected, *out)};
+}
+
+}  // namespace mmaemu

@@ -1,0 +1,45 @@
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <random>
+
+#include "mmaemu/safetensors.hpp"
+
+namespace mmaemu {
+
+Result<std::vector<uint8_t>> read_file_bytes(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    return Error(Errc::io, path.string() + ": no such file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error(Errc::io, path.string() + ": cannot open: " + std::strerror(errno));
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return Error(Errc::io, path.string() + ": read error");
+  return bytes;
+}
+
+Result<void> write_file_atomically(const std::filesystem::path& path,
+                                   std::span<const uint8_t> bytes) {
+  std::random_device entropy;
+  const auto temp = path.string() + ".tmp" + std::to_string(entropy() % 1000000);
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) return Error(Errc::io, path.string() + ": cannot create: " + std::strerror(errno));
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    out.flush();
+    if (!out) {
+      std::error_code ignored;
+      std::filesystem::remove(temp, ignored);
+      return Error(Errc::io, path.string() + ": write failed");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp, path, ec);
+  if (ec) {
+    std::filesystem::remove(temp, ec);
+    return Error(Errc::io, path.string() + ": cannot rename into place");
+  }
+  return {};
+}
+
+}  // namespace mmaemu

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what mmaemu needs to build and test, from Debian's archive only. Idempotent: quiet and
+# quick when everything is already there.
+set -euo pipefail
+packages=(build-essential cmake ninja-build git python3 libcli11-dev libfmt-dev libspdlog-dev
+          nlohmann-json3-dev catch2 libssl-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
