@@ -48,6 +48,10 @@ const UnpinnedParameter kFloorsUnpinned{
     "exponent_floor", "random N(0,1) data never reach it; value from the MATLAB models"};
 const UnpinnedParameter kSubnormalsUnpinned{
     "flush_subnormal_inputs", "the recorded inputs hold no subnormals of their format"};
+// FP8 products of N(0,1) inputs span fewer bits than a 25-bit window: nothing is shifted out.
+const std::string kWideWindow =
+    "the recorded FP8 products never reach past a 25-bit window, so the window's width, how it "
+    "drops bits and how it aligns products leave no trace (MMA-Sim's value)";
 const UnpinnedParameter kTf32Terms{"terms_per_step",
                                    "the recordings have k = 4, so 8 and 4 terms look alike"};
 
@@ -57,14 +61,14 @@ std::vector<Preset> build() {
   v.push_back(make("volta_f16_wmma_k16", "volta", "wmma.m16n16k16 (HMMA, 4-term)", kFp16, 4, 23,
                    f32_rz(23, std::nullopt), f16_rne(-19), {kFloorsUnpinned, kSubnormalsUnpinned}));
   v.push_back(make("ampere_f16_mma_k16", "ampere", "mma m16n8k16 (2 x 8-term)", kFp16, 8, 24,
-                   f32_rz(23, -132), f16_rne(-20), {kFloorsUnpinned, kSubnormalsUnpinned}));
+                   f32_rz(23, -132), f16_rne(-20), {kFloorsUnpinned}));
   v.push_back(make("ampere_bf16_mma_k16", "ampere", "mma m16n8k16 (2 x 8-term)", kBf16, 8, 24,
                    f32_rz(23, -132), f16_rne(-20),
                    {kFloorsUnpinned, kSubnormalsUnpinned, no_f16}));
   v.push_back(make("ampere_tf32_mma_k8", "ampere", "mma m16n8k8 (2 x 4-term)", kTf32, 4, 24,
                    f32_rz(23, -132), std::nullopt, {kFloorsUnpinned, kSubnormalsUnpinned}));
   v.push_back(make("ada_f16_mma_k16", "ada", "mma m16n8k16 (2 x 8-term)", kFp16, 8, 24,
-                   f32_rz(23, -132), f16_rne(-20), {kFloorsUnpinned, kSubnormalsUnpinned}));
+                   f32_rz(23, -132), f16_rne(-20), {kFloorsUnpinned}));
   v.push_back(make("ada_bf16_mma_k16", "ada", "mma m16n8k16 (2 x 8-term)", kBf16, 8, 24,
                    f32_rz(23, -132), f16_rne(-20),
                    {kFloorsUnpinned, kSubnormalsUnpinned, no_f16}));
@@ -74,7 +78,7 @@ std::vector<Preset> build() {
                    13, f32_rz(13, -132), f16_rne(-20), {kFloorsUnpinned}));
   v.push_back(make("hopper_f16_mma_k16", "hopper", "wmma/mma m16n8k16, wgmma k16 (16-term)",
                    kFp16, 16, 25, f32_rz(23, -133), f16_rne(-21),
-                   {kFloorsUnpinned, kSubnormalsUnpinned}));
+                   {kFloorsUnpinned}));
   v.push_back(make("hopper_bf16_mma_k16", "hopper", "wmma/mma m16n8k16, wgmma k16 (16-term)",
                    kBf16, 16, 25, f32_rz(23, -133), f16_rne(-21),
                    {kFloorsUnpinned, kSubnormalsUnpinned, no_f16}));
@@ -86,7 +90,7 @@ std::vector<Preset> build() {
                    {kFloorsUnpinned, no_f16}));
   v.push_back(make("blackwell_f16_mma_k16", "blackwell", "wmma/mma m16n8k16 (16-term)", kFp16,
                    16, 25, f32_rz(23, -133), f16_rne(-21),
-                   {kFloorsUnpinned, kSubnormalsUnpinned}));
+                   {kFloorsUnpinned}));
   v.push_back(make("blackwell_bf16_mma_k16", "blackwell", "wmma/mma m16n8k16 (16-term)", kBf16,
                    16, 25, f32_rz(23, -133), f16_rne(-21),
                    {kFloorsUnpinned, kSubnormalsUnpinned, no_f16}));
@@ -95,7 +99,9 @@ std::vector<Preset> build() {
                    {kFloorsUnpinned, kSubnormalsUnpinned, kTf32Terms}));
   v.push_back(make("blackwell_fp8_mma_k32", "blackwell",
                    "mma.sync m16n8k32 e4m3/e5m2 (32-term block, c added late in f32)", kFp8, 32,
-                   25, f32_rz(23, -133), std::nullopt, {kFloorsUnpinned, no_f16},
+                   25, f32_rz(23, -133), std::nullopt,
+                   {kFloorsUnpinned, no_f16, {"alignment_fraction_bits", kWideWindow},
+                    {"shifted_out", kWideWindow}, {"product_alignment", kWideWindow}},
                    AccumulatorEntry::late_fp32));
   return v;
 }
