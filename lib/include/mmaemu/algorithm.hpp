@@ -1,5 +1,4 @@
-// What a library does around the tensor-core step to form C = A * B: how K is grouped into
-// instructions, when the step chain is promoted into an FP32 accumulator, how split-K slices are
+// What a library does around the tensor-core step to form C = A * B: when the step chain is promoted into an FP32 accumulator, how split-K slices are
 // cut and reduced, and the order of the epilogue's scale multiplies.
 #pragma once
 
@@ -23,11 +22,12 @@ enum class RowwiseScaleOrder : uint8_t {
 struct Algorithm {
   std::string name;
   std::string description;
-  int instruction_k = 32;          // K elements per instruction (a chain of preset steps)
   Accumulation accumulation = Accumulation::single_chain;
   int promotion_interval = 128;    // K elements per promoted block
   int split_k_grain = 128;         // slices are whole multiples of this many K elements
   RowwiseScaleOrder rowwise_order = RowwiseScaleOrder::column_first;
+  bool fold_tensorwise_scales = true;  // alpha = fl32(scale_a * scale_b), then one multiply
+  bool fused_bias = false;             // the last scale multiply and the bias add as one FMA
 };
 
 const std::vector<Algorithm>& builtin_algorithms();

@@ -1,5 +1,5 @@
 // The GEMM oracle: how the library composes tensor-core steps into one output element. One
-// function per stage: instruction chain, promotion into FP32, split-K reduction, the call.
+// function per stage: step chain, promotion into FP32, split-K reduction, the call.
 #include <string>
 #include <vector>
 
@@ -25,18 +25,14 @@ Operands load_operands(const ScaledMmCall& call, int64_t row, int64_t col) {
   return o;
 }
 
-// Instructions of instruction_k elements over [begin, end), chained from c.
+// The chain of steps over [begin, end) from c: steps of terms_per_step elements counted from
+// begin, the last one shorter (the hardware's zero padding adds nothing: zero products drop out).
 uint32_t chain(const Plan& plan, const ScaledMmCall& call, const Operands& o, int64_t begin,
                int64_t end, uint32_t c) {
-  const StepResult& result = plan.preset->f32_result;
-  for (int64_t start = begin; start < end; start += plan.algorithm.instruction_k) {
-    const int64_t length = std::min<int64_t>(plan.algorithm.instruction_k, end - start);
-    const StepInputs in{call.a_dtype, call.b_dtype,
-                        std::span<const uint32_t>(o.a).subspan(start, length),
-                        std::span<const uint32_t>(o.b).subspan(start, length), c};
-    c = oracle_mma_chain(*plan.preset, result, in);
-  }
-  return c;
+  const StepInputs in{call.a_dtype, call.b_dtype,
+                      std::span<const uint32_t>(o.a).subspan(begin, end - begin),
+                      std::span<const uint32_t>(o.b).subspan(begin, end - begin), c};
+  return oracle_mma_chain(*plan.preset, plan.preset->f32_result, in);
 }
 
 // One split-K slice's FP32 partial.

@@ -9,19 +9,19 @@ const std::vector<Algorithm>& builtin_algorithms() {
       {"cublaslt_nvjet_fast",
        "cuBLASLt nvjet FP8 kernels with CUBLASLT_MATMUL_DESC_FAST_ACCUM = 1: one chain of wgmma "
        "k32 steps over each K slice",
-       32, Accumulation::single_chain, 128, 128, RowwiseScaleOrder::column_first},
+       Accumulation::single_chain, 128, 128, RowwiseScaleOrder::column_first, true, false},
       {"cublaslt_nvjet_promote128",
        "cuBLASLt nvjet FP8 kernels without fast accumulation (algo2): the wgmma chain restarts "
        "every 128 elements of K and is added into an FP32 accumulator",
-       32, Accumulation::promoted, 128, 128, RowwiseScaleOrder::column_first},
+       Accumulation::promoted, 128, 128, RowwiseScaleOrder::column_first, true, false},
       {"cutlass_sm89_staged_fast",
        "Ada mma.sync m16n8k32 kernels with fast accumulation (experimental, from public CUTLASS "
        "sources): one chain per K slice",
-       32, Accumulation::single_chain, 128, 128, RowwiseScaleOrder::row_first},
+       Accumulation::single_chain, 128, 128, RowwiseScaleOrder::row_first, true, false},
       {"cutlass_sm89_staged_promote128",
        "Ada mma.sync m16n8k32 kernels with staged accumulation every 128 elements of K "
        "(experimental, from public CUTLASS sources)",
-       32, Accumulation::promoted, 128, 128, RowwiseScaleOrder::row_first},
+       Accumulation::promoted, 128, 128, RowwiseScaleOrder::row_first, true, false},
   };
   return algorithms;
 }

@@ -1,0 +1,203 @@
+// The truth reader refuses what it must: tampered files, wrong hashes, malformed safetensors and
+// manifests that disagree with their tensors, each with an error naming the file and the field.
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "mmaemu/replay.hpp"
+#include "mmaemu/truth.hpp"
+#include "truth_location.hpp"
+
+using namespace mmaemu;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A one-file truth set copied from the bundled subset into a fresh temporary folder.
+struct ScratchSet {
+  fs::path dir;
+  nlohmann::json manifest;
+  std::vector<uint8_t> file;
+
+  ScratchSet() {
+    static int counter = 0;
+    dir = fs::temp_directory_path() / ("mmaemu-truth-test-" + std::to_string(getpid()) + "-" +
+                                       std::to_string(counter++));
+    fs::create_directories(dir);
+    const fs::path source = testing::bundled_truth();
+    std::ifstream in(source / "manifest.json");
+    nlohmann::json full = nlohmann::json::parse(in);
+    manifest = full;
+    manifest["files"] = {{"dev_001.safetensors", full["files"]["dev_001.safetensors"]}};
+    manifest["recordings"] = nlohmann::json::array();
+    for (const auto& r : full["recordings"])
+      if (r["file"] == "dev_001.safetensors") manifest["recordings"].push_back(r);
+    auto bytes = read_file_bytes(source / "dev_001.safetensors");
+    REQUIRE(bytes.ok());
+    file = *bytes;
+  }
+  ~ScratchSet() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  // Writes the set; `rehash` makes the manifest agree with the (possibly edited) file.
+  void write(bool rehash) {
+    if (rehash) manifest["files"]["dev_001.safetensors"] = sha256_bytes(file);
+    std::ofstream(dir / "dev_001.safetensors", std::ios::binary)
+        .write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));
+    std::ofstream(dir / "manifest.json") << manifest.dump(1);
+  }
+  // Replaces the safetensors header with `header` (keeping the data section).
+  void set_header(const nlohmann::json& header) {
+    uint64_t old_length = 0;
+    for (int i = 0; i < 8; ++i) old_length |= uint64_t{file[i]} << (8 * i);
+    std::vector<uint8_t> data(file.begin() + 8 + static_cast<long>(old_length), file.end());
+    const std::string text = header.dump();
+    file.assign(8, 0);
+    for (int i = 0; i < 8; ++i) file[i] = static_cast<uint8_t>(uint64_t{text.size()} >> (8 * i));
+    file.insert(file.end(), text.begin(), text.end());
+    file.insert(file.end(), data.begin(), data.end());
+  }
+  nlohmann::json header() const {
+    uint64_t length = 0;
+    for (int i = 0; i < 8; ++i) length |= uint64_t{file[i]} << (8 * i);
+    return nlohmann::json::parse(file.begin() + 8, file.begin() + 8 + static_cast<long>(length));
+  }
+  // Loads the set and replays its first recording; returns the first error.
+  std::optional<Error> load_and_replay() const {
+    auto set = load_truth_set(dir);
+    if (!set) return set.error();
+    auto profile = load_profile("hopper");
+    REQUIRE(profile.ok());
+    auto replay = replay_scaled_mm(*set, set->recordings.front(), *profile);
+    if (!replay) return replay.error();
+    return std::nullopt;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("an untouched copy loads and replays bit-exact", "[truth]") {
+  ScratchSet s;
+  s.write(false);
+  auto set = load_truth_set(s.dir);
+  REQUIRE(set.ok());
+  REQUIRE(set->recordings.size() == 12);
+  auto profile = load_profile("hopper");
+  REQUIRE(profile.ok());
+  for (const auto& r : set->recordings) {
+    auto replay = replay_scaled_mm(*set, r, *profile);
+    REQUIRE(replay.ok());
+    CHECK(replay->comparison.bit_exact());
+  }
+}
+
+TEST_CASE("a tampered file is refused, naming it", "[truth]") {
+  ScratchSet s;
+  s.file[s.file.size() / 2] ^= 1;
+  s.write(false);
+  auto error = s.load_and_replay();
+  REQUIRE(error);
+  CHECK(error->code() == Errc::hash_mismatch);
+  CHECK_THAT(error->message(), Catch::Contains("dev_001.safetensors"));
+}
+
+TEST_CASE("a wrong hash in the manifest is refused", "[truth]") {
+  ScratchSet s;
+  s.manifest["files"]["dev_001.safetensors"] = std::string(64, '0');
+  s.write(false);
+  auto error = s.load_and_replay();
+  REQUIRE(error);
+  CHECK(error->code() == Errc::hash_mismatch);
+}
+
+TEST_CASE("a truncated header is an error, not a crash", "[truth]") {
+  ScratchSet s;
+  s.file.resize(40);
+  s.write(true);
+  auto error = s.load_and_replay();
+  REQUIRE(error);
+  CHECK(error->code() == Errc::malformed);
+  CHECK_THAT(error->message(), Catch::Contains("truncated"));
+}
+
+TEST_CASE("an unknown dtype is named", "[truth]") {
+  ScratchSet s;
+  auto h = s.header();
+  h["a"]["dtype"] = "F7_E3M3";
+  s.set_header(h);
+  s.write(true);
+  auto error = s.load_and_replay();
+  REQUIRE(error);
+  CHECK(error->code() == Errc::malformed);
+  CHECK_THAT(error->message(), Catch::Contains("unknown dtype 'F7_E3M3'"));
+}
+
+TEST_CASE("an unknown dtype in the manifest is named", "[truth]") {
+  ScratchSet s;
+  s.manifest["recordings"][0]["a_dtype"] = "f4_e2m1";
+  s.write(false);
+  auto error = s.load_and_replay();
+  REQUIRE(error);
+  CHECK_THAT(error->message(), Catch::Contains("a_dtype"));
+}
+
+TEST_CASE("a shape that disagrees with the manifest is named", "[truth]") {
+  ScratchSet s;
+  s.manifest["recordings"][0]["k"] = 64;
+  s.write(false);
+  auto error = s.load_and_replay();
+  REQUIRE(error);
+  CHECK(error->code() == Errc::malformed);
+  CHECK_THAT(error->message(), Catch::Contains("tensor 'a' has shape [16, 32]"));
+}
+
+TEST_CASE("data offsets past the end are refused", "[truth]") {
+  ScratchSet s;
+  auto h = s.header();
+  h["out_c00"]["data_offsets"][1] = 1u << 30;
+  s.set_header(h);
+  s.write(true);
+  auto error = s.load_and_replay();
+  REQUIRE(error);
+  CHECK(error->code() == Errc::malformed);
+}
+
+TEST_CASE("every truncation and random corruption of a safetensors file fails cleanly", "[truth]") {
+  ScratchSet s;
+  for (size_t length = 0; length < s.file.size(); length += (length < 600 ? 1 : 97)) {
+    std::vector<uint8_t> cut(s.file.begin(), s.file.begin() + static_cast<long>(length));
+    auto parsed = SafetensorsFile::parse(cut, "cut");
+    if (length < s.file.size()) CHECK_FALSE(parsed.ok());
+  }
+  std::mt19937 rng(42);
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::vector<uint8_t> bad = s.file;
+    for (int flips = 0; flips < 4; ++flips) bad[rng() % std::min<size_t>(bad.size(), 700)] = static_cast<uint8_t>(rng());
+    auto parsed = SafetensorsFile::parse(bad, "corrupt");
+    if (parsed.ok())
+      for (const auto& t : parsed->tensors()) CHECK(parsed->data(t).size() == t.end - t.begin);
+  }
+}
+
+TEST_CASE("write_safetensors round-trips and leaves no temporary file", "[truth]") {
+  ScratchSet s;
+  const std::vector<uint8_t> bytes = {1, 2, 3, 4, 5, 6, 7, 8};
+  const TensorToWrite t{"x", "BF16", {2, 2}, bytes};
+  REQUIRE(write_safetensors(s.dir / "x.safetensors", std::span(&t, 1), {{"k", "v"}}).ok());
+  auto back = SafetensorsFile::read(s.dir / "x.safetensors");
+  REQUIRE(back.ok());
+  REQUIRE(back->find("x") != nullptr);
+  CHECK(back->metadata().at("k") == "v");
+  auto data = back->data(*back->find("x"));
+  CHECK(std::vector<uint8_t>(data.begin(), data.end()) == bytes);
+  int files = 0;
+  for (auto& e : fs::directory_iterator(s.dir)) files += e.path().filename() == "x.safetensors" ? 1 : 10;
+  CHECK(files == 1);
+  const TensorToWrite wrong{"y", "BF16", {3}, bytes};
+  CHECK_FALSE(write_safetensors(s.dir / "y.safetensors", std::span(&wrong, 1)).ok());
+  CHECK_FALSE(fs::exists(s.dir / "y.safetensors"));
+}
