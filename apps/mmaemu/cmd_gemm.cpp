@@ -111,7 +111,7 @@ Result<int> run_gemm(const GemmOptions& o) {
     if (o.strict_envelope) return Error(Errc::unsupported, "outside the envelope: " + plan->envelope.reason);
     spdlog::warn("outside the validated envelope: {}", plan->envelope.reason);
   }
-  spdlog::info("{}x{}x{} with profile {}: preset {}, algorithm {}, split-K {} ({})", call.m, call.n,
+  spdlog::debug("{}x{}x{} with profile {}: preset {}, algorithm {}, split-K {} ({})", call.m, call.n,
                call.k, plan->profile, plan->preset->name, plan->algorithm.name, plan->split_k,
                plan->split_k_source);
   auto out = emulate_oracle(*plan, call);

@@ -41,5 +41,6 @@ const std::vector<Command>& command_table();
 Runner setup_info(CLI::App& app);
 Runner setup_gemm(CLI::App& app);
 Runner setup_selftest(CLI::App& app);
+Runner setup_replay(CLI::App& app);
 
 }  // namespace mmaemu::cli

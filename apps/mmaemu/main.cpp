@@ -28,6 +28,7 @@ const std::vector<Command>& command_table() {
   static const std::vector<Command> table = {
       {"info", "Version, build, GPUs (or why none), profiles, presets and kernel modules", setup_info},
       {"gemm", "Emulate one torch._scaled_mm call from a safetensors file", setup_gemm},
+      {"replay", "Replay a truth set through the emulator and compare bit for bit", setup_replay},
       {"selftest", "Check this installation in seconds: formats, presets, bundled truth", setup_selftest},
   };
   return table;

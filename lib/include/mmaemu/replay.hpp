@@ -77,6 +77,6 @@ struct ScaledMmReplay {
 };
 // Resolves the recording's plan with `profile`, emulates it with the oracle, compares bitwise.
 Result<ScaledMmReplay> replay_scaled_mm(const TruthSet& set, const Recording& recording,
-                                        const Profile& profile);
+                                        const Profile& profile, int threads = 1);
 
 }  // namespace mmaemu

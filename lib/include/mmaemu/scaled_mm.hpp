@@ -61,8 +61,10 @@ struct Plan {
 };
 
 // The oracle: exact integer arithmetic, one function per stage (step chain, promotion, split-K
-// reduction, epilogue). Returns the m x n output in out_dtype, little-endian.
-Result<std::vector<uint8_t>> emulate_oracle(const Plan& plan, const ScaledMmCall& call);
+// reduction, epilogue). Returns the m x n output in out_dtype, little-endian. `threads` > 1
+// spreads rows over that many threads; the result does not depend on it.
+Result<std::vector<uint8_t>> emulate_oracle(const Plan& plan, const ScaledMmCall& call,
+                                            int threads = 1);
 
 // The FP32 accumulator of one output element before the epilogue (exposed for tests).
 uint32_t oracle_dot_f32(const Plan& plan, const ScaledMmCall& call, int64_t row, int64_t col);

@@ -1,0 +1,202 @@
+// mmaemu replay: every recording of a truth set through the emulator, compared bitwise.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "command.hpp"
+#include "mmaemu/gpu_family.hpp"
+#include "mmaemu/replay.hpp"
+#include "mmaemu/version.hpp"
+
+namespace mmaemu::cli {
+namespace {
+
+struct ReplayOptions {
+  std::string truth_dir, profile, backend = "cpu", json_path;
+  int jobs = 0;
+  std::vector<std::string> only;
+};
+
+struct Outcome {
+  std::string id, op, preset, algorithm, plan_note;
+  int split_k = 0;
+  bool inside_envelope = true;
+  std::string envelope_reason;
+  Comparison comparison;
+  std::string error;
+  Format format = Format::f32;
+  int64_t columns = 0;
+};
+
+std::string describe_failure(const Outcome& o) {
+  if (!o.error.empty()) return fmt::format("FAIL {}: error: {}", o.id, o.error);
+  const Comparison& c = o.comparison;
+  const Mismatch& m = *c.first;
+  const std::string where = o.op == "mma_block" ? fmt::format("row {}", m.index)
+                                                : fmt::format("({}, {})", m.index / o.columns, m.index % o.columns);
+  const std::string ulps = c.max_ulp_distance == UINT64_MAX ? "a NaN differs"
+                                                            : fmt::format("{} ulp", c.max_ulp_distance);
+  const int hex = describe(o.format).storage_bits / 4;
+  return fmt::format("FAIL {}: {}/{} elements differ; first at {}: recorded 0x{:0{}X}, emulated 0x{:0{}X}; "
+                     "largest distance {}",
+                     o.id, c.mismatches, c.total, where, m.expected, hex, m.actual, hex, ulps);
+}
+
+class Progress {
+ public:
+  explicit Progress(size_t total) : total_(total), tty_(isatty(STDERR_FILENO)) {}
+  void step(const std::string& id) {
+    ++done_;
+    if (!tty_) return;
+    const int width = 30;
+    const int filled = static_cast<int>(width * done_ / std::max<size_t>(total_, 1));
+    std::cerr << fmt::format("\r[{}{}] {}/{} {:<24.24}", std::string(filled, '#'),
+                             std::string(width - filled, ' '), done_, total_, id)
+              << std::flush;
+  }
+  void clear() {
+    if (tty_) std::cerr << "\r" << std::string(70, ' ') << "\r" << std::flush;
+  }
+
+ private:
+  size_t total_, done_ = 0;
+  bool tty_;
+};
+
+Result<int> run_replay(const ReplayOptions& o) {
+  if (o.backend != "cpu")
+    return Error(Errc::device_unavailable, "--backend " + o.backend +
+                                               ": only the cpu backend exists in this build (CUDA kernels: issue 5)");
+  auto set = load_truth_set(o.truth_dir);
+  if (!set) return set.error();
+  std::string profile_name = o.profile;
+  const bool has_gemm = std::any_of(set->recordings.begin(), set->recordings.end(),
+                                    [](const Recording& r) { return r.op == "scaled_mm"; });
+  if (profile_name.empty() && has_gemm) {
+    const auto arch = architecture_of_gpu(set->gpu);
+    if (!arch) return Error(Errc::not_found, "no architecture known for GPU '" + set->gpu + "'; pass --profile");
+    for (const auto& name : builtin_profile_names())
+      if (auto p = load_profile(name); p && p->architecture == *arch) profile_name = name;
+    if (profile_name.empty())
+      return Error(Errc::not_found, "no profile describes " + *arch + " (GPU '" + set->gpu + "'); pass --profile");
+  }
+  std::optional<Profile> profile;
+  if (!profile_name.empty()) {
+    auto p = load_profile(profile_name);
+    if (!p) return p.error();
+    profile = std::move(p).value();
+  }
+  const std::set<std::string> only(o.only.begin(), o.only.end());
+  for (const auto& id : only)
+    if (std::none_of(set->recordings.begin(), set->recordings.end(), [&](const Recording& r) { return r.id == id; }))
+      return Error(Errc::not_found, "--only " + id + ": no such recording in " + o.truth_dir);
+  const int threads = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<Outcome> outcomes;
+  Progress progress(only.empty() ? set->recordings.size() : only.size());
+  for (const auto& r : set->recordings) {
+    if (!only.empty() && !only.count(r.id)) continue;
+    Outcome out;
+    out.id = r.id;
+    out.op = r.op;
+    out.format = r.out_dtype;
+    out.columns = r.n_stored.value_or(r.n);
+    if (r.op == "mma_block") {
+      const auto arch = architecture_of_gpu(r.gpu);
+      const Preset* preset = arch ? find_preset_for(*arch, r.in_dtype) : nullptr;
+      if (!preset) {
+        out.error = "no preset for GPU '" + r.gpu + "' and " + std::string(describe(r.in_dtype).name);
+      } else {
+        out.preset = preset->name;
+        out.algorithm = "mma_block chain";
+        auto c = replay_mma_block(*set, r, *preset, {mma_block_reads_c(r)});
+        if (c) out.comparison = *c;
+        else out.error = c.error().message();
+      }
+    } else {
+      auto rep = replay_scaled_mm(*set, r, *profile, threads);
+      if (rep) {
+        out.comparison = rep->comparison;
+        out.preset = rep->plan.preset->name;
+        out.algorithm = rep->plan.algorithm.name;
+        out.split_k = rep->plan.split_k;
+        out.plan_note = rep->plan.split_k_source;
+        out.inside_envelope = rep->plan.envelope.inside;
+        out.envelope_reason = rep->plan.envelope.reason;
+      } else {
+        out.error = rep.error().message();
+      }
+    }
+    progress.step(r.id);
+    const bool exact = out.error.empty() && out.comparison.bit_exact();
+    if (!exact) {
+      progress.clear();
+      std::cout << describe_failure(out) << std::endl;
+    }
+    outcomes.push_back(std::move(out));
+  }
+  progress.clear();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const auto exact = std::count_if(outcomes.begin(), outcomes.end(), [](const Outcome& x) {
+    return x.error.empty() && x.comparison.bit_exact();
+  });
+  if (!o.json_path.empty()) {
+    nlohmann::json j;
+    j["mmaemu_version"] = kVersion;
+    j["mmaemu_commit"] = kGitCommit;
+    j["truth_dir"] = o.truth_dir;
+    j["manifest_sha256"] = set->manifest_sha256;
+    j["environment"] = nlohmann::json::parse(set->environment_json.empty() ? "null" : set->environment_json);
+    j["profile"] = profile_name;
+    j["backend"] = o.backend;
+    j["threads"] = threads;
+    j["seconds"] = seconds;
+    j["verdict"] = fmt::format("{}/{} recordings bit-exact", exact, outcomes.size());
+    for (const auto& x : outcomes) {
+      nlohmann::json r = {{"id", x.id}, {"op", x.op},
+                          {"verdict", !x.error.empty() ? "error" : x.comparison.bit_exact() ? "bit-exact" : "mismatch"},
+                          {"elements", x.comparison.total}, {"mismatches", x.comparison.mismatches},
+                          {"preset", x.preset}, {"algorithm", x.algorithm}};
+      if (x.op == "scaled_mm") {
+        r["profile"] = profile_name;
+        r["split_k"] = x.split_k;
+        r["split_k_source"] = x.plan_note;
+        r["inside_envelope"] = x.inside_envelope;
+        if (!x.inside_envelope) r["envelope_reason"] = x.envelope_reason;
+      }
+      if (!x.error.empty()) r["error"] = x.error;
+      if (x.comparison.first)
+        r["first_mismatch"] = {{"index", x.comparison.first->index}, {"recorded", x.comparison.first->expected},
+                               {"emulated", x.comparison.first->actual}};
+      j["recordings"].push_back(r);
+    }
+    const std::string text = j.dump(1) + "\n";
+    if (auto ok = write_file_atomically(o.json_path, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+        !ok)
+      return ok.error();
+  }
+  std::cerr << fmt::format("replayed {} recordings in {:.1f} s with {} thread(s)\n", outcomes.size(), seconds, threads);
+  std::cout << fmt::format("replay: {}/{} recordings bit-exact", exact, outcomes.size()) << std::endl;
+  return exact == static_cast<long>(outcomes.size()) ? kExitOk : kExitVerdictFailed;
+}
+
+}  // namespace
+
+Runner setup_replay(CLI::App& app) {
+  auto o = std::make_shared<ReplayOptions>();
+  app.add_option("--truth-dir", o->truth_dir, "folder of an mmaemu-truth/1 set")->required();
+  app.add_option("--profile", o->profile, "profile for scaled_mm recordings (default: by the set's GPU)");
+  app.add_option("--backend", o->backend, "cpu (the oracle); cuda comes with the kernels")->capture_default_str();
+  app.add_option("--jobs", o->jobs, "threads (default: all cores)");
+  app.add_option("--json", o->json_path, "write a per-recording log to this file");
+  app.add_option("--only", o->only, "replay only these recording ids");
+  return [o] { return run_replay(*o); };
+}
+
+}  // namespace mmaemu::cli

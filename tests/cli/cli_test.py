@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""End-to-end tests of the mmaemu executable: info, gemm round trips against recorded outputs,
+bad inputs (one-line error naming the problem, non-zero exit, no crash), selftest and its cache.
+
+Usage: cli_test.py MMAEMU_EXECUTABLE SOURCE_DIR
+"""
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+exe, source = sys.argv[1], Path(sys.argv[2])
+subset = source / "tests" / "data" / "h200-subset"
+tmp = Path(tempfile.mkdtemp(prefix="mmaemu-cli-"))
+env = dict(os.environ, XDG_CACHE_HOME=str(tmp / "cache"))
+results = []
+
+
+def run(*args):
+    p = subprocess.run([exe, *map(str, args)], capture_output=True, text=True, env=env, timeout=600)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check(name, ok, detail=""):
+    results.append(ok)
+    print(f"{'PASS' if ok else 'FAIL'} {name}" + ("" if ok else f": {detail}"))
+
+
+def read_safetensors(path):
+    raw = Path(path).read_bytes()
+    (n,) = struct.unpack("<Q", raw[:8])
+    header = json.loads(raw[8:8 + n])
+    return header, raw[8 + n:]
+
+
+def tensor_bytes(path, name):
+    header, data = read_safetensors(path)
+    begin, end = header[name]["data_offsets"]
+    return data[begin:end]
+
+
+def write_safetensors(path, tensors):
+    header, blob = {}, b""
+    for name, (dtype, shape, data) in tensors.items():
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [len(blob), len(blob) + len(data)]}
+        blob += data
+    text = json.dumps(header).encode()
+    Path(path).write_bytes(struct.pack("<Q", len(text)) + text + blob)
+
+
+def expect_error(name, args, code_ok, needle):
+    code, out, err = run(*args)
+    lines = [l for l in err.strip().splitlines() if l]
+    ok = code not in (0,) and code_ok(code) and needle in err and len(lines) == 1 and "internal" not in err
+    check(name, ok, f"exit {code}, stderr {err.strip()!r}")
+
+
+# info
+code, out, err = run("info")
+check("info runs", code == 0 and "profiles:" in out and "hopper" in out, err)
+check("info says why there is or is no GPU path", "GPU path: " in out, out)
+code, out, err = run("info", "--json")
+try:
+    info = json.loads(out)
+    check("info --json", code == 0 and {p["name"] for p in info["profiles"]} >= {"hopper", "ada"}
+          and len(info["presets"]) >= 16 and "why_unavailable" in info["cuda"], out[:200])
+except json.JSONDecodeError as e:
+    check("info --json", False, str(e))
+
+# gemm round trips: recorded calls rebuilt from the manifest, output compared byte for byte
+manifest = json.loads((subset / "manifest.json").read_text())
+wanted = {"dev_001_c00", "dev_001_c01", "dev_004_c03", "dev_013_c08", "dev_022_c05", "dev_027_c09",
+          "epi_dev_003_c06", "epi_dev_004_c08", "epi_dev_004_c02"}
+for r in manifest["recordings"]:
+    if r["id"] not in wanted:
+        continue
+    out_path = tmp / f"{r['id']}.safetensors"
+    args = ["gemm", "--in", subset / r["file"], "--out", out_path, "--a", r["a"], "--b", r["b"],
+            "--out-dtype", r["out_dtype"], "--scale-a", repr(r["scale_a"]) if not isinstance(r["scale_a"], str) else r["scale_a"],
+            "--scale-b", repr(r["scale_b"]) if not isinstance(r["scale_b"], str) else r["scale_b"], "--json"]
+    if r["use_fast_accum"]:
+        args.append("--fast-accum")
+    if r["bias"]:
+        args += ["--bias", r["bias"]]
+    code, out, err = run(*args)
+    same = code == 0 and out_path.exists() and \
+        tensor_bytes(out_path, "out") == tensor_bytes(subset / r["file"], r["out"])
+    check(f"gemm reproduces {r['id']}", same, f"exit {code}: {err.strip()}")
+summary = json.loads(out) if out.strip() else {}
+check("gemm --json names the plan", summary.get("preset") == "hopper_fp8_wgmma_k32", out)
+header, _ = read_safetensors(tmp / "epi_dev_004_c02.safetensors")
+check("gemm writes its plan into the file's metadata",
+      header.get("__metadata__", {}).get("algorithm", "").startswith("cublaslt_nvjet"), header.get("__metadata__"))
+leftovers = [p.name for p in tmp.iterdir() if ".tmp" in p.name]
+check("gemm leaves no temporary file", not leftovers, leftovers)
+
+# bad input
+good = subset / "dev_001.safetensors"
+a = tensor_bytes(good, "a")
+b = tensor_bytes(good, "b")
+expect_error("missing input file", ["gemm", "--in", tmp / "nope.safetensors", "--out", tmp / "x"],
+             lambda c: c == 3, "nope.safetensors: no such file")
+write_safetensors(tmp / "bf16.safetensors", {"a": ("BF16", [16, 16], a), "b": ("F8_E4M3", [16, 32], b)})
+expect_error("wrong dtype", ["gemm", "--in", tmp / "bf16.safetensors", "--out", tmp / "x"],
+             lambda c: c == 2, "tensor 'a' has dtype BF16")
+write_safetensors(tmp / "k.safetensors", {"a": ("F8_E4M3", [16, 32], a), "b": ("F8_E4M3", [8, 64], b)})
+expect_error("mismatched K", ["gemm", "--in", tmp / "k.safetensors", "--out", tmp / "x"],
+             lambda c: c == 2, "K differs (32 vs 64)")
+(tmp / "trunc.safetensors").write_bytes(good.read_bytes()[:100])
+expect_error("truncated safetensors", ["gemm", "--in", tmp / "trunc.safetensors", "--out", tmp / "x"],
+             lambda c: c == 4, "truncated")
+(tmp / "garbage.safetensors").write_bytes(b"\xff" * 64)
+expect_error("garbage file", ["gemm", "--in", tmp / "garbage.safetensors", "--out", tmp / "x"],
+             lambda c: c == 4, "garbage.safetensors")
+expect_error("unknown profile", ["gemm", "--in", good, "--out", tmp / "x", "--profile", "volta"],
+             lambda c: c == 7, "no profile named 'volta'")
+expect_error("unknown out dtype", ["gemm", "--in", good, "--out", tmp / "x", "--out-dtype", "f64"],
+             lambda c: c == 2, "--out-dtype 'f64'")
+expect_error("scale that is neither number nor tensor", ["gemm", "--in", good, "--out", tmp / "x", "--scale-a", "abc"],
+             lambda c: c == 2, "--scale-a 'abc'")
+expect_error("unwritable output", ["gemm", "--in", good, "--out", tmp / "no" / "dir" / "x.safetensors"],
+             lambda c: c == 3, "cannot create")
+check("failed runs write nothing", not (tmp / "x").exists())
+code, out, err = run("gemm", "--in", good)
+check("missing required option is a usage error", code == 2 and "--out" in err, err)
+code, out, err = run("frobnicate")
+check("unknown subcommand is a usage error", code == 2, err)
+
+# selftest and its cache
+code, out, err = run("selftest", "--force")
+last = out.strip().splitlines()[-1] if out.strip() else ""
+check("selftest passes", code == 0 and last.startswith("selftest: PASS"), last + err)
+code, out, err = run("selftest")
+check("selftest reuses a fresh verdict", code == 0 and "cached" in out, out[-200:])
+code, out, err = run("selftest", "--json", "--force")
+try:
+    report = json.loads(out)
+    check("selftest --json", report["passed"] and report["passed_checks"] == report["total_checks"] and not report["cached"])
+except json.JSONDecodeError as e:
+    check("selftest --json", False, str(e))
+
+passed = sum(results)
+print(f"{passed} passed, {len(results) - passed} failed")
+sys.exit(0 if passed == len(results) else 1)
