@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
+#include "mmaemu/emulate.hpp"
 #include "mmaemu/exact.hpp"
 #include "mmaemu/profile.hpp"
 #include "mmaemu/safetensors.hpp"
@@ -18,7 +19,7 @@ namespace {
 
 struct GemmOptions {
   std::string input, output, a = "a", b = "b", scale_a = "1", scale_b = "1", bias;
-  std::string profile = "hopper", out_dtype = "bf16";
+  std::string profile = "hopper", out_dtype = "bf16", backend = "cpu";
   bool fast_accum = false, json = false, strict_envelope = false;
   int64_t n_full = 0;
 };
@@ -114,7 +115,9 @@ Result<int> run_gemm(const GemmOptions& o) {
   spdlog::debug("{}x{}x{} with profile {}: preset {}, algorithm {}, split-K {} ({})", call.m, call.n,
                call.k, plan->profile, plan->preset->name, plan->algorithm.name, plan->split_k,
                plan->split_k_source);
-  auto out = emulate_oracle(*plan, call);
+  if (o.backend != "cpu" && o.backend != "oracle")
+    return Error(Errc::invalid_argument, "--backend " + o.backend + ": expected cpu or oracle");
+  auto out = emulate(*plan, call, o.backend == "cpu" ? Backend::cpu : Backend::oracle);
   if (!out) return out.error();
   const std::map<std::string, std::string> metadata = {
       {"mmaemu_version", kVersion},
@@ -152,6 +155,7 @@ Runner setup_gemm(CLI::App& app) {
   app.add_flag("--fast-accum", o->fast_accum, "use_fast_accum=True");
   app.add_option("--n-full", o->n_full, "N the call ran at, when b holds only its first rows");
   app.add_flag("--strict-envelope", o->strict_envelope, "refuse calls outside the profile's envelope");
+  app.add_option("--backend", o->backend, "cpu (fast path) or oracle (the exact definition)")->capture_default_str();
   app.add_flag("--json", o->json, "print a JSON summary to stdout");
   return [o] { return run_gemm(*o); };
 }

@@ -69,9 +69,12 @@ class Progress {
 };
 
 Result<int> run_replay(const ReplayOptions& o) {
-  if (o.backend != "cpu")
-    return Error(Errc::device_unavailable, "--backend " + o.backend +
-                                               ": only the cpu backend exists in this build (CUDA kernels: issue 5)");
+  Backend backend;
+  if (o.backend == "cpu") backend = Backend::cpu;
+  else if (o.backend == "oracle") backend = Backend::oracle;
+  else if (o.backend == "cuda")
+    return Error(Errc::device_unavailable, "--backend cuda: no GPU kernel modules are built into this release yet");
+  else return Error(Errc::invalid_argument, "--backend " + o.backend + ": expected cpu, oracle or cuda");
   auto set = load_truth_set(o.truth_dir);
   if (!set) return set.error();
   std::string profile_name = o.profile;
@@ -120,7 +123,7 @@ Result<int> run_replay(const ReplayOptions& o) {
         else out.error = c.error().message();
       }
     } else {
-      auto rep = replay_scaled_mm(*set, r, *profile, threads);
+      auto rep = replay_scaled_mm(*set, r, *profile, backend, threads);
       if (rep) {
         out.comparison = rep->comparison;
         out.preset = rep->plan.preset->name;
@@ -192,7 +195,7 @@ Runner setup_replay(CLI::App& app) {
   auto o = std::make_shared<ReplayOptions>();
   app.add_option("--truth-dir", o->truth_dir, "folder of an mmaemu-truth/1 set")->required();
   app.add_option("--profile", o->profile, "profile for scaled_mm recordings (default: by the set's GPU)");
-  app.add_option("--backend", o->backend, "cpu (the oracle); cuda comes with the kernels")->capture_default_str();
+  app.add_option("--backend", o->backend, "cpu (fast path), oracle (the exact definition), cuda (with the kernels)")->capture_default_str();
   app.add_option("--jobs", o->jobs, "threads (default: all cores)");
   app.add_option("--json", o->json_path, "write a per-recording log to this file");
   app.add_option("--only", o->only, "replay only these recording ids");

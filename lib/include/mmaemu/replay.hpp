@@ -58,6 +58,7 @@ Result<Comparison> replay_mma_block(const TruthSet& set, const Recording& record
 
 #include <memory>
 
+#include "mmaemu/emulate.hpp"
 #include "mmaemu/profile.hpp"
 #include "mmaemu/scaled_mm.hpp"
 
@@ -75,8 +76,9 @@ struct ScaledMmReplay {
   Plan plan;
   Comparison comparison;
 };
-// Resolves the recording's plan with `profile`, emulates it with the oracle, compares bitwise.
+// Resolves the recording's plan with `profile`, emulates it with `backend`, compares bitwise.
 Result<ScaledMmReplay> replay_scaled_mm(const TruthSet& set, const Recording& recording,
-                                        const Profile& profile, int threads = 1);
+                                        const Profile& profile, Backend backend = Backend::oracle,
+                                        int threads = 1);
 
 }  // namespace mmaemu

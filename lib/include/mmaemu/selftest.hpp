@@ -21,7 +21,8 @@ struct SelftestCheck {
 SelftestCheck check_format_round_trips();
 // One check per preset: its built-in hardware rows, bit for bit.
 std::vector<SelftestCheck> check_presets_on_builtin_vectors();
-// One check per recording of a truth set, through the oracle with the named profile.
+// One check per recording of a truth set, with the named profile, through the fast CPU path
+// (which the oracle backs wherever it does not apply).
 Result<std::vector<SelftestCheck>> check_truth_set(const std::filesystem::path& directory,
                                                    const std::string& profile);
 

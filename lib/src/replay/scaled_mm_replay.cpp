@@ -48,12 +48,12 @@ Result<LoadedCall> load_scaled_mm_call(const TruthSet& set, const Recording& r) 
 }
 
 Result<ScaledMmReplay> replay_scaled_mm(const TruthSet& set, const Recording& r, const Profile& profile,
-                                        int threads) {
+                                        Backend backend, int threads) {
   auto loaded = load_scaled_mm_call(set, r);
   if (!loaded) return loaded.error();
   auto plan = profile.resolve(loaded->call);
   if (!plan) return plan.error();
-  auto out = emulate_oracle(*plan, loaded->call, threads);
+  auto out = emulate(*plan, loaded->call, backend, threads);
   if (!out) return out.error();
   return ScaledMmReplay{*plan, compare_bits(r.out_dtype, loaded->expected, *out)};
 }

@@ -71,7 +71,7 @@ Result<std::vector<SelftestCheck>> check_truth_set(const std::filesystem::path& 
   for (const auto& r : set->recordings) {
     SelftestCheck check{"truth " + r.id, false, {}};
     if (r.op != "scaled_mm") continue;
-    auto replay = replay_scaled_mm(*set, r, *profile);
+    auto replay = replay_scaled_mm(*set, r, *profile, Backend::cpu);
     if (!replay) {
       check.detail = replay.error().message();
     } else {

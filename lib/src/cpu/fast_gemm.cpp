@@ -1,0 +1,219 @@
+// The fast CPU path. Same model as the oracle, computed with 64-bit integers per step and the
+// CPU's IEEE binary32 arithmetic for promotion, split-K reduction and the epilogue (this file is
+// compiled with -ffp-contract=off, and x86-64 keeps subnormals unless told otherwise). Outputs
+// whose row of A or B holds a NaN or an infinity are computed by the oracle.
+#include <algorithm>
+#include <bit>
+#include <climits>
+#include <cstring>
+#include <thread>
+
+#include "mmaemu/emulate.hpp"
+#include "mmaemu/exact.hpp"
+
+namespace mmaemu {
+namespace {
+
+// One FP8 operand, decoded: value = sign * significand * 2^(exponent - fraction_bits).
+struct Operand {
+  int16_t significand;  // signed; 0 for zeros
+  int16_t exponent;     // alignment exponent (min_exponent for subnormals)
+};
+
+struct DecodedRows {
+  std::vector<Operand> values;    // rows x k
+  std::vector<uint8_t> special;   // per row: holds a NaN or an infinity
+};
+
+DecodedRows decode_rows(Format format, std::span<const uint8_t> bytes, int64_t rows, int64_t k) {
+  const FormatDesc& d = describe(format);
+  Operand table[256];
+  bool special[256];
+  for (uint32_t code = 0; code < 256; ++code) {
+    const ExactValue v = decode(format, code);
+    special[code] = !v.is_finite();
+    table[code] = {0, 0};
+    if (v.is_finite() && !v.is_zero()) {
+      const auto s = static_cast<int16_t>(v.magnitude.low64());
+      table[code] = {static_cast<int16_t>(v.negative ? -s : s),
+                     static_cast<int16_t>(v.exponent + d.fraction_bits)};
+    }
+  }
+  DecodedRows out{std::vector<Operand>(static_cast<size_t>(rows * k)), std::vector<uint8_t>(rows, 0)};
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t i = 0; i < k; ++i) {
+      const uint8_t code = bytes[r * k + i];
+      out.values[r * k + i] = table[code];
+      out.special[r] |= special[code];
+    }
+  return out;
+}
+
+float from_bits(uint32_t u) { return std::bit_cast<float>(u); }
+uint32_t to_bits(float f) { return std::bit_cast<uint32_t>(f); }
+
+struct StepModel {
+  int terms;
+  int alignment_bits;
+  int product_fraction_bits;  // fa + fb
+  int result_bits;
+  int exponent_floor;
+};
+
+// One step: the block of products [begin, end) of rows a and b, plus c (f32 bits, finite).
+uint32_t fast_step(const StepModel& m, const Operand* a, const Operand* b, int n, uint32_t c) {
+  int max_exponent = INT_MIN;
+  for (int i = 0; i < n; ++i)
+    if (a[i].significand != 0 && b[i].significand != 0)
+      max_exponent = std::max(max_exponent, a[i].exponent + b[i].exponent);
+  const uint32_t c_field = c & 0x7FFFFFFF;
+  int64_t c_significand = 0;
+  int c_exponent = 0;
+  if (c_field != 0) {
+    const int biased = static_cast<int>(c_field >> 23);
+    c_significand = biased ? (c_field & 0x7FFFFF) | 0x800000 : c_field;
+    c_exponent = biased ? biased - 127 : -126;
+    max_exponent = std::max(max_exponent, c_exponent);
+  }
+  if (max_exponent == INT_MIN) return 0;
+  max_exponent = std::max(max_exponent, m.exponent_floor);
+  const int unit = max_exponent - m.alignment_bits;  // the weight of one unit of the sum
+  int64_t sum = 0;
+  const int product_shift = -m.product_fraction_bits - unit;
+  for (int i = 0; i < n; ++i) {
+    const int32_t p = int32_t{a[i].significand} * b[i].significand;
+    if (p == 0) continue;
+    const int shift = a[i].exponent + b[i].exponent + product_shift;
+    const uint64_t magnitude = static_cast<uint64_t>(p < 0 ? -p : p);
+    const uint64_t t = shift >= 0 ? magnitude << shift : (shift > -64 ? magnitude >> -shift : 0);
+    sum += p < 0 ? -static_cast<int64_t>(t) : static_cast<int64_t>(t);
+  }
+  if (c_significand != 0) {
+    const int shift = c_exponent - 23 - unit;
+    const uint64_t t = shift >= 0 ? static_cast<uint64_t>(c_significand) << shift
+                                  : (shift > -64 ? static_cast<uint64_t>(c_significand) >> -shift : 0);
+    sum += (c >> 31) ? -static_cast<int64_t>(t) : static_cast<int64_t>(t);
+  }
+  if (sum == 0) return 0;
+  const bool negative = sum < 0;
+  uint64_t magnitude = static_cast<uint64_t>(negative ? -sum : sum);
+  const int top = 63 - std::countl_zero(magnitude);
+  const int leading = unit + top;
+  if (leading < -126 || leading > 127) {  // subnormal or overflowing results: the exact encoder
+    return encode(Format::f32, ExactValue::finite(negative, magnitude, unit),
+                  {Rounding::toward_zero, Overflow::to_infinity, m.result_bits});
+  }
+  magnitude = top > m.result_bits ? magnitude >> (top - m.result_bits) : magnitude << (m.result_bits - top);
+  const uint32_t fraction = static_cast<uint32_t>(magnitude - (uint64_t{1} << m.result_bits))
+                            << (23 - m.result_bits);
+  return (negative ? 0x80000000u : 0u) | static_cast<uint32_t>(leading + 127) << 23 | fraction;
+}
+
+uint32_t chain(const StepModel& m, const Operand* a, const Operand* b, int64_t begin, int64_t end,
+               uint32_t c) {
+  for (int64_t s = begin; s < end; s += m.terms) {
+    const int n = static_cast<int>(std::min<int64_t>(m.terms, end - s));
+    c = fast_step(m, a + s, b + s, n, c);
+  }
+  return c;
+}
+
+uint32_t output_bits(Format out, float y) {
+  const uint32_t bits = to_bits(y);
+  if (y != y) return describe(out).canonical_nan;
+  switch (out) {
+    case Format::f32: return bits;
+    case Format::bf16: return (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16;
+    case Format::f16: {
+      const _Float16 h = static_cast<_Float16>(y);
+      uint16_t u;
+      std::memcpy(&u, &h, 2);
+      return u;
+    }
+    default:  // FP8: saturating, through the exact codec
+      return convert(Format::f32, bits, out, {Rounding::nearest_even, Overflow::saturate, -1});
+  }
+}
+
+}  // namespace
+
+std::string_view to_string(Backend backend) { return backend == Backend::oracle ? "oracle" : "cpu"; }
+
+bool fast_path_supports(const Plan& plan, std::string* why) {
+  const Preset& p = *plan.preset;
+  const StepResult& r = p.f32_result;
+  std::string reason;
+  if (p.product_alignment != ProductAlignment::operand_sum) reason = "normalised product alignment";
+  else if (p.shifted_out != ShiftedOutBits::truncate_toward_zero) reason = "a rounded alignment";
+  else if (p.accumulator_entry != AccumulatorEntry::in_block) reason = "c added after the block";
+  else if (p.flush_subnormal_inputs) reason = "flushed subnormal inputs";
+  else if (r.format != Format::f32 || r.rounding != Rounding::toward_zero || r.fraction_bits > 23)
+    reason = "a result other than truncated f32";
+  else if (p.alignment_fraction_bits > 30 || p.terms_per_step > 64) reason = "a window wider than 64-bit sums hold";
+  if (why) *why = reason;
+  return reason.empty();
+}
+
+Result<std::vector<uint8_t>> emulate(const Plan& plan, const ScaledMmCall& call, Backend backend, int threads) {
+  if (backend == Backend::oracle || !fast_path_supports(plan)) return emulate_oracle(plan, call, threads);
+  if (auto ok = validate(call); !ok) return ok.error();
+  for (Format f : {call.a_dtype, call.b_dtype})
+    if (!plan.preset->accepts(f))
+      return Error(Errc::unsupported, "preset " + plan.preset->name + " does not take " +
+                                          std::string(describe(f).name));
+  const DecodedRows a = decode_rows(call.a_dtype, call.a, call.m, call.k);
+  const DecodedRows b = decode_rows(call.b_dtype, call.b, call.n, call.k);
+  const Preset& p = *plan.preset;
+  const StepModel model{p.terms_per_step, p.alignment_fraction_bits,
+                        describe(call.a_dtype).fraction_bits + describe(call.b_dtype).fraction_bits,
+                        p.f32_result.fraction_bits, p.f32_result.exponent_floor.value_or(INT_MIN / 4)};
+  const Algorithm& alg = plan.algorithm;
+  std::vector<uint8_t> out(static_cast<size_t>(call.m * call.n) * describe(call.out_dtype).storage_bytes());
+  std::vector<float> bias(call.bias ? call.n : 0);
+  for (int64_t j = 0; j < static_cast<int64_t>(bias.size()); ++j)
+    bias[j] = from_bits(convert(call.bias->format, load_bits(call.bias->format, call.bias->values, j), Format::f32));
+  const bool rowwise = call.scale_a.rowwise();
+  const float alpha = rowwise ? 0.0f : from_bits(call.scale_a.f32_bits[0]) * from_bits(call.scale_b.f32_bits[0]);
+
+  auto element = [&](int64_t i, int64_t j) -> uint32_t {
+    if (a.special[i] || b.special[j]) return oracle_epilogue(plan, call, i, j, oracle_dot_f32(plan, call, i, j));
+    const Operand* ra = &a.values[i * call.k];
+    const Operand* rb = &b.values[j * call.k];
+    float total = 0.0f;
+    for (int s = 0; s < plan.split_k; ++s) {
+      const KRange r = split_k_slice(call.k, plan.split_k, alg.split_k_grain, s);
+      float partial;
+      if (alg.accumulation == Accumulation::single_chain) {
+        partial = from_bits(chain(model, ra, rb, r.begin, r.end, 0));
+      } else {
+        partial = 0.0f;
+        for (int64_t start = r.begin; start < r.end; start += alg.promotion_interval)
+          partial += from_bits(chain(model, ra, rb, start, std::min<int64_t>(start + alg.promotion_interval, r.end), 0));
+      }
+      total = s == 0 ? partial : total + partial;
+    }
+    const uint32_t acc = to_bits(total);
+    if (alg.fused_bias || !alg.fold_tensorwise_scales) return oracle_epilogue(plan, call, i, j, acc);
+    float y;
+    if (!rowwise) {
+      y = total * alpha;
+    } else {
+      const float sa = from_bits(call.scale_a.f32_bits[i]), sb = from_bits(call.scale_b.f32_bits[j]);
+      y = alg.rowwise_order == RowwiseScaleOrder::column_first ? (total * sb) * sa : (total * sa) * sb;
+    }
+    if (call.bias) y = y + bias[j];
+    return output_bits(call.out_dtype, y);
+  };
+  auto rows = [&](int64_t first, int64_t stride) {
+    for (int64_t i = first; i < call.m; i += stride)
+      for (int64_t j = 0; j < call.n; ++j) store_bits(call.out_dtype, out, i * call.n + j, element(i, j));
+  };
+  const int64_t workers = std::clamp<int64_t>(threads, 1, call.m);
+  std::vector<std::thread> pool;
+  for (int64_t w = 1; w < workers; ++w) pool.emplace_back(rows, w, workers);
+  rows(0, workers);
+  for (auto& t : pool) t.join();
+  return out;
+}
+
+}  // namespace mmaemu
