@@ -14,6 +14,11 @@
 namespace mmaemu {
 namespace {
 
+// Zero operands get an exponent far below any real one: their products (zero) never win the
+// maximum and shift out entirely, so the loops below need no branches.
+constexpr int16_t kZeroExponent = -1000;
+constexpr int kNoTerm = -500;
+
 // One FP8 operand, decoded: value = sign * significand * 2^(exponent - fraction_bits).
 struct Operand {
   int16_t significand;  // signed; 0 for zeros
@@ -32,7 +37,7 @@ DecodedRows decode_rows(Format format, std::span<const uint8_t> bytes, int64_t r
   for (uint32_t code = 0; code < 256; ++code) {
     const ExactValue v = decode(format, code);
     special[code] = !v.is_finite();
-    table[code] = {0, 0};
+    table[code] = {0, kZeroExponent};
     if (v.is_finite() && !v.is_zero()) {
       const auto s = static_cast<int16_t>(v.magnitude.low64());
       table[code] = {static_cast<int16_t>(v.negative ? -s : s),
@@ -60,12 +65,11 @@ struct StepModel {
   int exponent_floor;
 };
 
-// One step: the block of products [begin, end) of rows a and b, plus c (f32 bits, finite).
+// One step: the products of a[0..n) and b[0..n), plus c (f32 bits, finite). Branch-free: every
+// term is shifted left by the widest window, then right by what its exponent asks (clamped).
 uint32_t fast_step(const StepModel& m, const Operand* a, const Operand* b, int n, uint32_t c) {
-  int max_exponent = INT_MIN;
-  for (int i = 0; i < n; ++i)
-    if (a[i].significand != 0 && b[i].significand != 0)
-      max_exponent = std::max(max_exponent, a[i].exponent + b[i].exponent);
+  int max_exponent = kNoTerm;
+  for (int i = 0; i < n; ++i) max_exponent = std::max(max_exponent, a[i].exponent + b[i].exponent);
   const uint32_t c_field = c & 0x7FFFFFFF;
   int64_t c_significand = 0;
   int c_exponent = 0;
@@ -75,18 +79,21 @@ uint32_t fast_step(const StepModel& m, const Operand* a, const Operand* b, int n
     c_exponent = biased ? biased - 127 : -126;
     max_exponent = std::max(max_exponent, c_exponent);
   }
-  if (max_exponent == INT_MIN) return 0;
+  if (max_exponent <= kNoTerm) return 0;
   max_exponent = std::max(max_exponent, m.exponent_floor);
   const int unit = max_exponent - m.alignment_bits;  // the weight of one unit of the sum
+  // A product term is |p| * 2^(e_a + e_b - product_fraction_bits - unit), and that exponent is at
+  // most alignment_bits - product_fraction_bits: shift left by that, then right by the rest.
+  const int left = m.alignment_bits - m.product_fraction_bits;
+  const int right_base = left + m.product_fraction_bits + unit;  // right = right_base - (e_a + e_b)
   int64_t sum = 0;
-  const int product_shift = -m.product_fraction_bits - unit;
   for (int i = 0; i < n; ++i) {
     const int32_t p = int32_t{a[i].significand} * b[i].significand;
-    if (p == 0) continue;
-    const int shift = a[i].exponent + b[i].exponent + product_shift;
-    const uint64_t magnitude = static_cast<uint64_t>(p < 0 ? -p : p);
-    const uint64_t t = shift >= 0 ? magnitude << shift : (shift > -64 ? magnitude >> -shift : 0);
-    sum += p < 0 ? -static_cast<int64_t>(t) : static_cast<int64_t>(t);
+    const int32_t sign = p >> 31;                        // 0 or -1
+    const uint64_t magnitude = static_cast<uint32_t>((p ^ sign) - sign);
+    const int right = std::min(right_base - (a[i].exponent + b[i].exponent), 63);
+    const int64_t t = static_cast<int64_t>((magnitude << left) >> right);
+    sum += (t ^ sign) - sign;
   }
   if (c_significand != 0) {
     const int shift = c_exponent - 23 - unit;
