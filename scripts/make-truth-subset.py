@@ -13,11 +13,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 shared = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared" / "truth"
 # Every configuration (dtypes, fast accumulation, outputs, tensorwise and rowwise scales, bias),
-# every distribution, K = 32 to 1024, and the special values; small enough to replay in seconds.
+# every distribution, K = 32 to 32768, the special values, and split-K (16x64x32768 in 12 slices;
+# 128x128x8192 in 3 slices tensorwise, unsplit rowwise); a few MB, replayed in seconds.
 PICK = {
     "h200-dev": ["dev_001", "dev_002", "dev_003", "dev_004", "dev_013", "dev_022", "dev_024",
-                 "dev_027", "dev_028"],
-    "h200-epilogue-dev": ["epi_dev_003", "epi_dev_004"],
+                 "dev_027", "dev_028", "dev_034"],
+    "h200-epilogue-dev": ["epi_dev_003", "epi_dev_004", "epi_dev_005"],
 }
 out = ROOT / "tests" / "data" / "h200-subset"
 out.mkdir(parents=True, exist_ok=True)

@@ -100,7 +100,7 @@ Result<int> run_info(bool as_json) {
   std::cout << "GPU path: "
             << (device.gpu_path_available() ? "available" : "unavailable: " + device.why_unavailable)
             << "\n";
-  std::cout << "CPU path: available (oracle)\n";
+  std::cout << "CPU path: available (fast path, equal to the exact oracle)\n";
   std::cout << "kernel modules: none built yet\n";
   std::cout << "profiles:\n";
   for (const auto& p : profiles)

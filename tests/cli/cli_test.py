@@ -129,6 +129,37 @@ check("missing required option is a usage error", code == 2 and "--out" in err, 
 code, out, err = run("frobnicate")
 check("unknown subcommand is a usage error", code == 2, err)
 
+# replay
+code, out, err = run("replay", "--truth-dir", subset, "--json", tmp / "replay.json")
+last = out.strip().splitlines()[-1] if out.strip() else ""
+total = len(manifest["recordings"])
+check("replay of the bundled subset is bit-exact", code == 0 and last == f"replay: {total}/{total} recordings bit-exact", last + err)
+log = json.loads((tmp / "replay.json").read_text())
+check("replay --json logs every recording with its plan",
+      len(log["recordings"]) == total and all(r["verdict"] == "bit-exact" for r in log["recordings"])
+      and log["manifest_sha256"] and {r["split_k"] for r in log["recordings"]} >= {1, 3, 12}, str(log)[:300])
+code, out, err = run("replay", "--truth-dir", subset, "--profile", "ada", "--only", "dev_004_c00", "dev_004_c01")
+lines = out.strip().splitlines()
+check("replay reports mismatches and fails", code == 1 and lines[-1] == "replay: 0/2 recordings bit-exact"
+      and all("elements differ; first at (" in l and "recorded 0x" in l and "emulated 0x" in l and "ulp" in l
+              for l in lines[:-1]) and len(lines) == 3, out + err)
+small = tmp / "small-set"
+small.mkdir()
+one = dict(manifest, files={"dev_001.safetensors": manifest["files"]["dev_001.safetensors"]},
+           recordings=[r for r in manifest["recordings"] if r["file"] == "dev_001.safetensors"])
+(small / "manifest.json").write_text(json.dumps(one))
+data = bytearray((subset / "dev_001.safetensors").read_bytes())
+(small / "dev_001.safetensors").write_bytes(data)
+code, out, err = run("replay", "--truth-dir", small, "--backend", "oracle")
+check("replay of a copied set with the oracle", code == 0 and out.strip().endswith("replay: 12/12 recordings bit-exact"), out + err)
+data[-1] ^= 0x40
+(small / "dev_001.safetensors").write_bytes(data)
+expect_error("replay refuses a tampered file", ["replay", "--truth-dir", small], lambda c: c == 5, "dev_001.safetensors: sha256")
+expect_error("replay --only of an unknown id", ["replay", "--truth-dir", subset, "--only", "nope"], lambda c: c == 7, "--only nope")
+expect_error("replay --backend cuda says why not", ["replay", "--truth-dir", subset, "--backend", "cuda"],
+             lambda c: c == 8, "no GPU kernel modules")
+expect_error("replay of a missing folder", ["replay", "--truth-dir", tmp / "none"], lambda c: c == 3, "manifest.json: no such file")
+
 # selftest and its cache
 code, out, err = run("selftest", "--force")
 last = out.strip().splitlines()[-1] if out.strip() else ""

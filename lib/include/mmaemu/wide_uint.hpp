@@ -25,11 +25,10 @@ class WideUint {
   uint64_t low64() const { return limbs_[0]; }
   bool fits_in_64() const { return bit_length() <= 64; }
 
-  // Shifts that would drop set bits off the top are a broken invariant: callers size their
-  // operands so that this cannot happen (checked, see overflowed()).
+  // Bits shifted or carried past the top are lost: the callers' operands (decoded formats of at
+  // most 24 significant bits, exponents within f32's range) never come near 384 bits.
   WideUint shifted_left(int count) const;
   WideUint shifted_right(int count) const;  // truncates
-  bool overflowed() const { return overflow_; }
 
   friend WideUint operator+(const WideUint& a, const WideUint& b);
   friend WideUint operator-(const WideUint& a, const WideUint& b);  // requires a >= b
@@ -39,7 +38,6 @@ class WideUint {
 
  private:
   std::array<uint64_t, kLimbs> limbs_{};
-  bool overflow_ = false;
 };
 
 }  // namespace mmaemu

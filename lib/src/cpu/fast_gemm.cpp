@@ -6,10 +6,10 @@
 #include <bit>
 #include <climits>
 #include <cstring>
-#include <thread>
 
 #include "mmaemu/emulate.hpp"
 #include "mmaemu/exact.hpp"
+#include "oracle/output_rows.hpp"
 
 namespace mmaemu {
 namespace {
@@ -163,11 +163,7 @@ bool fast_path_supports(const Plan& plan, std::string* why) {
 
 Result<std::vector<uint8_t>> emulate(const Plan& plan, const ScaledMmCall& call, Backend backend, int threads) {
   if (backend == Backend::oracle || !fast_path_supports(plan)) return emulate_oracle(plan, call, threads);
-  if (auto ok = validate(call); !ok) return ok.error();
-  for (Format f : {call.a_dtype, call.b_dtype})
-    if (!plan.preset->accepts(f))
-      return Error(Errc::unsupported, "preset " + plan.preset->name + " does not take " +
-                                          std::string(describe(f).name));
+  if (auto ok = validate_planned_call(plan, call); !ok) return ok.error();
   const DecodedRows a = decode_rows(call.a_dtype, call.a, call.m, call.k);
   const DecodedRows b = decode_rows(call.b_dtype, call.b, call.n, call.k);
   const Preset& p = *plan.preset;
@@ -175,7 +171,6 @@ Result<std::vector<uint8_t>> emulate(const Plan& plan, const ScaledMmCall& call,
                         describe(call.a_dtype).fraction_bits + describe(call.b_dtype).fraction_bits,
                         p.f32_result.fraction_bits, p.f32_result.exponent_floor.value_or(INT_MIN / 4)};
   const Algorithm& alg = plan.algorithm;
-  std::vector<uint8_t> out(static_cast<size_t>(call.m * call.n) * describe(call.out_dtype).storage_bytes());
   std::vector<float> bias(call.bias ? call.n : 0);
   for (int64_t j = 0; j < static_cast<int64_t>(bias.size()); ++j)
     bias[j] = from_bits(convert(call.bias->format, load_bits(call.bias->format, call.bias->values, j), Format::f32));
@@ -211,16 +206,7 @@ Result<std::vector<uint8_t>> emulate(const Plan& plan, const ScaledMmCall& call,
     if (call.bias) y = y + bias[j];
     return output_bits(call.out_dtype, y);
   };
-  auto rows = [&](int64_t first, int64_t stride) {
-    for (int64_t i = first; i < call.m; i += stride)
-      for (int64_t j = 0; j < call.n; ++j) store_bits(call.out_dtype, out, i * call.n + j, element(i, j));
-  };
-  const int64_t workers = std::clamp<int64_t>(threads, 1, call.m);
-  std::vector<std::thread> pool;
-  for (int64_t w = 1; w < workers; ++w) pool.emplace_back(rows, w, workers);
-  rows(0, workers);
-  for (auto& t : pool) t.join();
-  return out;
+  return fill_output(call, threads, element);
 }
 
 }  // namespace mmaemu

@@ -38,13 +38,10 @@ bool WideUint::any_bit_below(int count) const {
 }
 
 WideUint WideUint::shifted_left(int count) const {
+  if (count < 0) return shifted_right(-count);
+  if (count == 0) return *this;
   WideUint r;
-  r.overflow_ = overflow_;
-  if (count <= 0) {
-    r = *this;
-    return count == 0 ? r : shifted_right(-count);
-  }
-  if (bit_length() + count > kBits) r.overflow_ = true;
+  if (count >= kBits) return r;
   const int limb_shift = count / 64, bit_shift = count % 64;
   for (int i = kLimbs - 1; i >= limb_shift; --i) {
     uint64_t v = limbs_[i - limb_shift] << bit_shift;
@@ -58,7 +55,6 @@ WideUint WideUint::shifted_left(int count) const {
 WideUint WideUint::shifted_right(int count) const {
   if (count <= 0) return shifted_left(-count);
   WideUint r;
-  r.overflow_ = overflow_;
   if (count >= kBits) return r;
   const int limb_shift = count / 64, bit_shift = count % 64;
   for (int i = 0; i + limb_shift < kLimbs; ++i) {
@@ -79,7 +75,6 @@ WideUint operator+(const WideUint& a, const WideUint& b) {
     r.limbs_[i] = static_cast<uint64_t>(s);
     carry = static_cast<unsigned>(s >> 64);
   }
-  r.overflow_ = a.overflow_ || b.overflow_ || carry != 0;
   return r;
 }
 
@@ -92,15 +87,12 @@ WideUint operator-(const WideUint& a, const WideUint& b) {
     borrow = (ai < bi || (ai == bi && borrow)) ? 1u : 0u;
     r.limbs_[i] = d;
   }
-  r.overflow_ = a.overflow_ || b.overflow_ || borrow != 0;
   return r;
 }
 
 WideUint operator*(const WideUint& a, const WideUint& b) {
-  if (a.fits_in_64() && b.fits_in_64() && !a.overflow_ && !b.overflow_)
-    return WideUint::product(a.limbs_[0], b.limbs_[0]);
+  if (a.fits_in_64() && b.fits_in_64()) return WideUint::product(a.limbs_[0], b.limbs_[0]);
   WideUint r;
-  r.overflow_ = a.overflow_ || b.overflow_ || a.bit_length() + b.bit_length() > WideUint::kBits;
   for (int i = 0; i < WideUint::kLimbs; ++i) {
     uint64_t carry = 0;
     for (int j = 0; i + j < WideUint::kLimbs; ++j) {

@@ -2,12 +2,12 @@
 // function per stage: step chain, promotion into FP32, split-K reduction, the call.
 #include <algorithm>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "mmaemu/exact.hpp"
 #include "mmaemu/mma_step.hpp"
 #include "mmaemu/scaled_mm.hpp"
+#include "oracle/output_rows.hpp"
 
 namespace mmaemu {
 namespace {
@@ -104,27 +104,21 @@ Result<void> validate(const ScaledMmCall& call) {
   return {};
 }
 
-Result<std::vector<uint8_t>> emulate_oracle(const Plan& plan, const ScaledMmCall& call, int threads) {
-  if (auto ok = validate(call); !ok) return ok.error();
+Result<void> validate_planned_call(const Plan& plan, const ScaledMmCall& call) {
+  if (auto ok = validate(call); !ok) return ok;
   if (!plan.preset) return Error(Errc::invalid_argument, "the plan has no preset");
   for (Format f : {call.a_dtype, call.b_dtype})
     if (!plan.preset->accepts(f))
       return Error(Errc::unsupported, "preset " + plan.preset->name + " does not take " +
                                           std::string(describe(f).name));
-  std::vector<uint8_t> out(static_cast<size_t>(call.m * call.n) * describe(call.out_dtype).storage_bytes());
-  // Rows are independent; worker w takes rows w, w + threads, ...
-  auto rows = [&](int64_t first, int64_t stride) {
-    for (int64_t i = first; i < call.m; i += stride)
-      for (int64_t j = 0; j < call.n; ++j)
-        store_bits(call.out_dtype, out, i * call.n + j,
-                   oracle_epilogue(plan, call, i, j, oracle_dot_f32(plan, call, i, j)));
-  };
-  const int64_t workers = std::clamp<int64_t>(threads, 1, call.m);
-  std::vector<std::thread> pool;
-  for (int64_t w = 1; w < workers; ++w) pool.emplace_back(rows, w, workers);
-  rows(0, workers);
-  for (auto& t : pool) t.join();
-  return out;
+  return {};
+}
+
+Result<std::vector<uint8_t>> emulate_oracle(const Plan& plan, const ScaledMmCall& call, int threads) {
+  if (auto ok = validate_planned_call(plan, call); !ok) return ok.error();
+  return fill_output(call, threads, [&](int64_t i, int64_t j) {
+    return oracle_epilogue(plan, call, i, j, oracle_dot_f32(plan, call, i, j));
+  });
 }
 
 }  // namespace mmaemu
