@@ -42,5 +42,6 @@ Runner setup_info(CLI::App& app);
 Runner setup_gemm(CLI::App& app);
 Runner setup_selftest(CLI::App& app);
 Runner setup_replay(CLI::App& app);
+Runner setup_record(CLI::App& app);
 
 }  // namespace mmaemu::cli

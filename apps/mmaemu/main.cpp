@@ -29,6 +29,7 @@ const std::vector<Command>& command_table() {
       {"info", "Version, build, GPUs (or why none), profiles, presets and kernel modules", setup_info},
       {"gemm", "Emulate one torch._scaled_mm call from a safetensors file", setup_gemm},
       {"replay", "Replay a truth set through the emulator and compare bit for bit", setup_replay},
+      {"record", "Record torch._scaled_mm's cuBLASLt calls on a live GPU as a truth set", setup_record},
       {"selftest", "Check this installation in seconds: formats, presets, bundled truth", setup_selftest},
   };
   return table;

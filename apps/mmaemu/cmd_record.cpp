@@ -1,0 +1,148 @@
+// mmaemu record: torch._scaled_mm's cuBLASLt calls on a live GPU, written as a truth set.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "command.hpp"
+#include "mmaemu/exact.hpp"
+#include "mmaemu/record.hpp"
+#include "mmaemu/replay.hpp"
+
+namespace mmaemu::cli {
+namespace {
+
+struct RecordCliOptions {
+  std::string out, inputs_from, shapes = "64x64x256", dists = "normal", pairs = "e4m3xe4m3",
+                                out_dtypes = "bf16", cublaslt = "libcublasLt.so.13";
+  int64_t workspace = 1 << 20;
+  uint64_t seed = 1;
+};
+
+std::vector<std::string> split(const std::string& text, char by) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, by);)
+    if (!part.empty()) parts.push_back(part);
+  return parts;
+}
+
+std::vector<uint8_t> bytes(std::span<const uint8_t> s) { return {s.begin(), s.end()}; }
+
+// The calls of an existing truth set, with its own inputs.
+Result<std::vector<RecordCall>> calls_from(const std::string& dir) {
+  auto set = load_truth_set(dir);
+  if (!set) return set.error();
+  std::vector<RecordCall> calls;
+  for (const auto& r : set->recordings) {
+    if (r.op != "scaled_mm" || r.n_stored) continue;  // partial outputs cannot be re-run in full
+    auto l = load_scaled_mm_call(*set, r);
+    if (!l) return l.error();
+    RecordCall c;
+    c.id = r.id;
+    c.m = r.m;
+    c.n = r.n;
+    c.k = r.k;
+    c.a_dtype = r.a_dtype;
+    c.b_dtype = r.b_dtype;
+    c.out_dtype = r.out_dtype;
+    c.use_fast_accum = r.use_fast_accum;
+    c.a = bytes(l->call.a);
+    c.b = bytes(l->call.b);
+    c.scale_a = l->call.scale_a.f32_bits;
+    c.scale_b = l->call.scale_b.f32_bits;
+    c.rowwise = l->call.scale_a.rowwise();
+    c.scale_a_value = r.scale_a.value;
+    c.scale_b_value = r.scale_b.value;
+    if (l->call.bias) {
+      c.bias_dtype = l->call.bias->format;
+      c.bias = bytes(l->call.bias->values);
+    }
+    c.dist = r.dist;
+    calls.push_back(std::move(c));
+  }
+  return calls;
+}
+
+// A grid: shapes x operand pairs x distributions x output dtypes x fast accumulation off/on.
+Result<std::vector<RecordCall>> calls_from_grid(const RecordCliOptions& o) {
+  std::vector<RecordCall> calls;
+  uint64_t seed = o.seed;
+  for (const auto& shape : split(o.shapes, ',')) {
+    int64_t m = 0, n = 0, k = 0;
+    if (std::sscanf(shape.c_str(), "%ldx%ldx%ld", &m, &n, &k) != 3 || m <= 0 || n <= 0 || k <= 0)
+      return Error(Errc::invalid_argument, "--shapes: '" + shape + "' is not MxNxK");
+    for (const auto& pair : split(o.pairs, ',')) {
+      const auto ab = split(pair, 'x');
+      const auto fa = ab.size() == 2 ? format_from_name("f8_" + ab[0]) : std::nullopt;
+      const auto fb = ab.size() == 2 ? format_from_name("f8_" + ab[1]) : std::nullopt;
+      if (!fa || !fb) return Error(Errc::invalid_argument, "--pairs: '" + pair + "' is not like e4m3xe5m2");
+      for (const auto& dist : split(o.dists, ',')) {
+        ++seed;
+        auto a = draw_fp8(*fa, dist, static_cast<size_t>(m * k), seed * 2);
+        if (!a) return a.error();
+        auto b = draw_fp8(*fb, dist, static_cast<size_t>(n * k), seed * 2 + 1);
+        if (!b) return b.error();
+        for (const auto& out : split(o.out_dtypes, ',')) {
+          const auto fo = format_from_name(out);
+          if (!fo) return Error(Errc::invalid_argument, "--out-dtypes: unknown dtype '" + out + "'");
+          for (bool fast : {false, true}) {
+            RecordCall c;
+            c.id = fmt::format("rec_{}x{}x{}_{}_{}_{}_{}", m, n, k, pair, dist, out, fast ? "fast" : "promoted");
+            c.m = m;
+            c.n = n;
+            c.k = k;
+            c.a_dtype = *fa;
+            c.b_dtype = *fb;
+            c.out_dtype = *fo;
+            c.use_fast_accum = fast;
+            c.a = *a;
+            c.b = *b;
+            c.scale_a = {0x3F800000};
+            c.scale_b = {0x3F800000};
+            c.dist = dist;
+            c.seed = seed;
+            calls.push_back(std::move(c));
+          }
+        }
+      }
+    }
+  }
+  return calls;
+}
+
+Result<int> run_record(const RecordCliOptions& o) {
+  auto calls = o.inputs_from.empty() ? calls_from_grid(o) : calls_from(o.inputs_from);
+  if (!calls) return calls.error();
+  const size_t total = calls->size();
+  size_t done = 0;
+  RecordOptions options{o.out, o.cublaslt, o.workspace, 0};
+  auto summary = record_truth_set(options, std::move(calls).value(), [&](const std::string& id) {
+    spdlog::debug("recorded {} ({}/{})", id, ++done, total);
+  });
+  if (!summary) return summary.error();
+  nlohmann::json j = {{"out", o.out}, {"recorded", summary->recorded}, {"skipped", summary->skipped},
+                      {"nondeterministic", summary->nondeterministic}};
+  std::cout << j.dump() << "\n";
+  return summary->nondeterministic == 0 ? kExitOk : kExitVerdictFailed;
+}
+
+}  // namespace
+
+Runner setup_record(CLI::App& app) {
+  auto o = std::make_shared<RecordCliOptions>();
+  app.add_option("--out", o->out, "folder of the truth set to write")->required();
+  app.add_option("--inputs-from", o->inputs_from, "re-run the calls of this truth set with its inputs");
+  app.add_option("--shapes", o->shapes, "MxNxK list (torch shapes)")->capture_default_str();
+  app.add_option("--dists", o->dists, "normal, wide, cancel, small, special")->capture_default_str();
+  app.add_option("--pairs", o->pairs, "e4m3xe4m3, e4m3xe5m2, e5m2xe4m3")->capture_default_str();
+  app.add_option("--out-dtypes", o->out_dtypes, "bf16, f16, f32, f8_e4m3")->capture_default_str();
+  app.add_option("--workspace", o->workspace, "cuBLASLt workspace bytes")->capture_default_str();
+  app.add_option("--cublaslt", o->cublaslt, "the libcublasLt to load")->capture_default_str();
+  app.add_option("--seed", o->seed, "first seed of the grid")->capture_default_str();
+  return [o] { return run_record(*o); };
+}
+
+}  // namespace mmaemu::cli

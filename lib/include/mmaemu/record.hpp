@@ -1,0 +1,55 @@
+// Recording hardware truth: torch._scaled_mm's cuBLASLt call, made exactly as torch makes it,
+// with libcublasLt and the CUDA driver loaded at run time. The calls come from an existing truth
+// set (the same inputs again) or from a grid of shapes and input distributions.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mmaemu/error.hpp"
+#include "mmaemu/format.hpp"
+
+namespace mmaemu {
+
+// FP8 codes drawn from a named distribution: normal (N(0,1) rounded to nearest), wide (every
+// finite code equally likely), cancel (normal, each odd element the negation of the one before),
+// small (the bottom binades and subnormals), special (normal with NaN/Inf/zero/extreme codes).
+Result<std::vector<uint8_t>> draw_fp8(Format format, const std::string& distribution, size_t count,
+                                      uint64_t seed);
+
+struct RecordCall {
+  std::string id;
+  int64_t m = 0, n = 0, k = 0;
+  Format a_dtype = Format::f8_e4m3, b_dtype = Format::f8_e4m3, out_dtype = Format::bf16;
+  bool use_fast_accum = false;
+  std::vector<uint8_t> a, b;                   // m x k, n x k codes
+  std::vector<uint32_t> scale_a, scale_b;      // f32 bits: 1 value, or m / n values (rowwise)
+  bool rowwise = false;
+  std::optional<double> scale_a_value, scale_b_value;  // as the manifest writes tensorwise scales
+  std::optional<Format> bias_dtype;
+  std::vector<uint8_t> bias;                   // n values
+  std::string dist;
+  uint64_t seed = 0;
+};
+
+struct RecordOptions {
+  std::filesystem::path out_dir;
+  std::string cublaslt_library = "libcublasLt.so.13";
+  int64_t workspace_bytes = 1 << 20;
+  int device = 0;
+};
+
+struct RecordSummary {
+  int recorded = 0, skipped = 0, nondeterministic = 0;
+};
+
+// Runs every call twice on the GPU, writes an mmaemu-truth/1 set with what cuBLASLt chose for
+// each call; `progress` is told each finished call.
+Result<RecordSummary> record_truth_set(const RecordOptions& options, std::vector<RecordCall> calls,
+                                       const std::function<void(const std::string&)>& progress);
+
+}  // namespace mmaemu
