@@ -22,6 +22,7 @@ struct GemmOptions {
   std::string profile = "hopper", out_dtype = "bf16", backend = "cpu";
   bool fast_accum = false, json = false, strict_envelope = false;
   int64_t n_full = 0;
+  int splits = 0;
 };
 
 Error bad_input(const std::string& file, const std::string& what) {
@@ -106,7 +107,7 @@ Result<int> run_gemm(const GemmOptions& o) {
 
   auto profile = load_profile(o.profile);
   if (!profile) return profile.error();
-  auto plan = profile->resolve(call);
+  auto plan = profile->resolve(call, o.splits > 0 ? std::optional<int>(o.splits) : std::nullopt);
   if (!plan) return plan.error();
   if (!plan->envelope.inside) {
     if (o.strict_envelope) return Error(Errc::unsupported, "outside the envelope: " + plan->envelope.reason);
@@ -154,6 +155,7 @@ Runner setup_gemm(CLI::App& app) {
   app.add_option("--out-dtype", o->out_dtype, "bf16, f16, f32, f8_e4m3 or f8_e5m2")->capture_default_str();
   app.add_flag("--fast-accum", o->fast_accum, "use_fast_accum=True");
   app.add_option("--n-full", o->n_full, "N the call ran at, when b holds only its first rows");
+  app.add_option("--splits", o->splits, "the split-K count the library used, where known (e.g. logged by mmaemu record)");
   app.add_flag("--strict-envelope", o->strict_envelope, "refuse calls outside the profile's envelope");
   app.add_option("--backend", o->backend, "cpu (fast path) or oracle (the exact definition)")->capture_default_str();
   app.add_flag("--json", o->json, "print a JSON summary to stdout");

@@ -138,6 +138,9 @@ log = json.loads((tmp / "replay.json").read_text())
 check("replay --json logs every recording with its plan",
       len(log["recordings"]) == total and all(r["verdict"] == "bit-exact" for r in log["recordings"])
       and log["manifest_sha256"] and {r["split_k"] for r in log["recordings"]} >= {1, 3, 12}, str(log)[:300])
+grid = source / "tests" / "data" / "h200-recorded-grid"
+code, out, err = run("replay", "--truth-dir", grid)
+check("replay of the set recorded by mmaemu record on the H200", code == 0 and out.strip().endswith("replay: 36/36 recordings bit-exact"), out + err)
 code, out, err = run("replay", "--truth-dir", subset, "--profile", "ada", "--only", "dev_004_c00", "dev_004_c01")
 lines = out.strip().splitlines()
 check("replay reports mismatches and fails", code == 1 and lines[-1] == "replay: 0/2 recordings bit-exact"

@@ -47,8 +47,10 @@ struct Profile {
   std::string envelope_note;
 
   // The plan for a call: the first rule that matches gives preset and algorithm; the split
-  // count comes from the table; the verdict says whether the call lies inside the envelope.
-  Result<Plan> resolve(const ScaledMmCall& call) const;
+  // count comes from `known_split_k` when the caller knows what the library chose (a recording
+  // that logged it, or the user), else from the table; the verdict says whether the call lies
+  // inside the envelope.
+  Result<Plan> resolve(const ScaledMmCall& call, std::optional<int> known_split_k = std::nullopt) const;
 };
 
 Result<Profile> parse_profile(std::string_view json_text, const std::string& origin);

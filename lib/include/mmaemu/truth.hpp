@@ -33,6 +33,7 @@ struct Recording {
   std::optional<std::string> bias;
   bool use_fast_accum = false;
   std::vector<std::string> kernels;
+  std::optional<int> recorded_split_k;  // algorithm.splitk_num, where the recorder logged it
   std::string dist;
   // op "mma_block"
   std::string gpu, instruction, c;

@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "mmaemu/exact.hpp"
 #include "mmaemu/safetensors.hpp"
@@ -130,6 +131,10 @@ Outcome run_call(const Driver& d, const Lt& lt, cublasLtHandle_t handle, const R
   } else if (c.out_dtype == Format::f8_e4m3 || c.out_dtype == Format::f8_e5m2) {
     c_format = Format::f16;  // torch's C type for FP8 outputs without a bias
   }
+  // C may alias D only when they share a type (beta = 0: C is never read, but must be valid).
+  DeviceBuffer c_buffer(d, c_format == c.out_dtype ? 0
+                                                    : static_cast<size_t>(c.m * c.n) * describe(c_format).storage_bytes());
+  void* c_pointer = c_format == c.out_dtype ? out.get() : c_buffer.get();
   cublasLtMatrixLayout_t la, lb, lc, ld;
   lt.layout_create(&la, cuda_type(c.b_dtype), c.k, c.n, c.k);
   lt.layout_create(&lb, cuda_type(c.a_dtype), c.k, c.m, c.k);
@@ -152,7 +157,7 @@ Outcome run_call(const Driver& d, const Lt& lt, cublasLtHandle_t handle, const R
     for (auto* host : {&first, &second}) {
       d.memset8(out.ptr, 0xA5, out_bytes);  // poison: every element must be written
       // cuBLAS's A is mat2 (our b, N x K), its B is mat1 (our a, M x K).
-      const cublasStatus_t s = lt.matmul(handle, desc, &alpha, b.get(), la, a.get(), lb, &beta, out.get(), lc,
+      const cublasStatus_t s = lt.matmul(handle, desc, &alpha, b.get(), la, a.get(), lb, &beta, c_pointer, lc,
                                          out.get(), ld, &result.algo, workspace.get(), ws, nullptr);
       if (s != CUBLAS_STATUS_SUCCESS || d.synchronize() != CUDA_SUCCESS) {
         o.skip_reason = "cublasLtMatmul: status " + std::to_string(s);
@@ -165,20 +170,23 @@ Outcome run_call(const Driver& d, const Lt& lt, cublasLtHandle_t handle, const R
       o.ok = true;
       o.deterministic = first == second;
       o.out = std::move(first);
-      const std::pair<const char*, cublasLtMatmulAlgoConfigAttributes_t> attributes[] = {
-          {"id", CUBLASLT_ALGO_CONFIG_ID},           {"tile_id", CUBLASLT_ALGO_CONFIG_TILE_ID},
-          {"splitk_num", CUBLASLT_ALGO_CONFIG_SPLITK_NUM},
-          {"reduction_scheme", CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME},
-          {"cta_swizzling", CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING},
-          {"custom_option", CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION},
-          {"stages_id", CUBLASLT_ALGO_CONFIG_STAGES_ID},
-          {"inner_shape_id", CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID},
-          {"cluster_shape_id", CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID}};
-      for (auto [name, attr] : attributes) {
-        uint64_t value = 0;  // the attributes are 32-bit or smaller; read into a zeroed word
+      // cuBLASLt wants the attribute's exact size: 4 bytes, 2 for the shape ids.
+      const std::tuple<const char*, cublasLtMatmulAlgoConfigAttributes_t, size_t> attributes[] = {
+          {"id", CUBLASLT_ALGO_CONFIG_ID, 4},
+          {"tile_id", CUBLASLT_ALGO_CONFIG_TILE_ID, 4},
+          {"splitk_num", CUBLASLT_ALGO_CONFIG_SPLITK_NUM, 4},
+          {"reduction_scheme", CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, 4},
+          {"cta_swizzling", CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, 4},
+          {"custom_option", CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, 4},
+          {"stages_id", CUBLASLT_ALGO_CONFIG_STAGES_ID, 4},
+          {"inner_shape_id", CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, 2},
+          {"cluster_shape_id", CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, 2}};
+      for (auto [name, attr, size] : attributes) {
+        uint32_t value = 0;  // little-endian: a 2-byte attribute lands in the low half
         size_t written = 0;
-        if (lt.algo_get(&result.algo, attr, &value, sizeof value, &written) == CUBLAS_STATUS_SUCCESS)
-          o.algorithm[name] = value;
+        const cublasStatus_t status = lt.algo_get(&result.algo, attr, &value, size, &written);
+        if (status == CUBLAS_STATUS_SUCCESS) o.algorithm[name] = value;
+        else o.algorithm[std::string(name) + "_status"] = status;
       }
       o.algorithm["workspace_size"] = result.workspaceSize;
       o.algorithm["waves_count"] = result.wavesCount;

@@ -121,7 +121,7 @@ Result<Profile> parse_profile(std::string_view json_text, const std::string& ori
   }
 }
 
-Result<Plan> Profile::resolve(const ScaledMmCall& call) const {
+Result<Plan> Profile::resolve(const ScaledMmCall& call, std::optional<int> known_split_k) const {
   const bool rowwise = call.scale_a.rowwise();
   const ProfileRule* rule = nullptr;
   for (const auto& r : rules) {
@@ -151,7 +151,10 @@ Result<Plan> Profile::resolve(const ScaledMmCall& call) const {
   const bool unsplit = std::any_of(unsplit_shapes.begin(), unsplit_shapes.end(), same_shape);
   const std::string shape = std::to_string(call.m) + "x" + std::to_string(n) + "x" +
                             std::to_string(call.k) + (rowwise ? " (rowwise)" : " (tensorwise)");
-  if (split != split_k_table.end()) {
+  if (known_split_k) {
+    plan.split_k = *known_split_k;
+    plan.split_k_source = "given with the call (the library's CUBLASLT_ALGO_CONFIG_SPLITK_NUM)";
+  } else if (split != split_k_table.end()) {
     plan.split_k = split->splits;
     plan.split_k_source = "split_k.table of profile " + name + ": " + split->evidence;
   } else {

@@ -86,6 +86,12 @@ Result<Recording> parse_recording(const std::string& where, const json& r) {
       for (const auto& k : r["kernels"])
         if (k.is_string()) rec.kernels.push_back(k.get<std::string>());
     if (r.contains("dist") && r["dist"].is_string()) rec.dist = r["dist"].get<std::string>();
+    if (r.contains("algorithm") && r["algorithm"].is_object() && r["algorithm"].contains("splitk_num")) {
+      const auto& s = r["algorithm"]["splitk_num"];
+      if (!s.is_number_integer() || s.get<int64_t>() < 1 || s.get<int64_t>() > 4096)
+        return f.error("algorithm.splitk_num", "must be a positive integer");
+      rec.recorded_split_k = s.get<int>();
+    }
   } else if (rec.op == "mma_block") {
     MMAEMU_TRY(rec.gpu, f.string("gpu"));
     MMAEMU_TRY(rec.instruction, f.string("instruction"));
