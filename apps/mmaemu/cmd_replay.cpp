@@ -180,7 +180,7 @@ Result<int> run_replay(const ReplayOptions& o) {
       j["recordings"].push_back(r);
     }
     const std::string text = j.dump(1) + "\n";
-    if (auto ok = write_file_atomically(o.json_path, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+    if (auto ok = write_file_atomically(o.json_path, text);
         !ok)
       return ok.error();
   }

@@ -107,7 +107,7 @@ Result<int> run_selftest(const SelftestOptions& o) {
     std::error_code ec;
     std::filesystem::create_directories(cache.parent_path(), ec);
     const std::string text = report.dump(2);
-    if (!write_file_atomically(cache, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size())))
+    if (!write_file_atomically(cache, text))
       spdlog::debug("could not cache the verdict in {}", cache.string());
   }
   print(report, o.json, false);

@@ -61,5 +61,6 @@ int safetensors_dtype_size(std::string_view dtype);
 // Reads a whole file; writes a file atomically (temporary file, then rename).
 Result<std::vector<uint8_t>> read_file_bytes(const std::filesystem::path& path);
 Result<void> write_file_atomically(const std::filesystem::path& path, std::span<const uint8_t> bytes);
+Result<void> write_file_atomically(const std::filesystem::path& path, std::string_view text);
 
 }  // namespace mmaemu

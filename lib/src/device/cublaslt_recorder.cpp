@@ -303,8 +303,7 @@ Result<RecordSummary> record_truth_set(const RecordOptions& options, std::vector
     manifest["recordings"].push_back(r);
   }
   const std::string text = manifest.dump(1) + "\n";
-  if (auto ok = write_file_atomically(options.out_dir / "manifest.json",
-                                      std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  if (auto ok = write_file_atomically(options.out_dir / "manifest.json", text);
       !ok)
     return ok.error();
   return summary;

@@ -42,4 +42,8 @@ Result<void> write_file_atomically(const std::filesystem::path& path,
   return {};
 }
 
+Result<void> write_file_atomically(const std::filesystem::path& path, std::string_view text) {
+  return write_file_atomically(path, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+}
+
 }  // namespace mmaemu
