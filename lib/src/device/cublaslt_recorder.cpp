@@ -79,6 +79,8 @@ struct DeviceBuffer {
   DeviceBuffer(const Driver& d, std::span<const uint8_t> host) : DeviceBuffer(d, host.size()) {
     if (!host.empty()) d.to_device(ptr, host.data(), host.size());
   }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   ~DeviceBuffer() {
     if (ptr) driver->free(ptr);
   }
