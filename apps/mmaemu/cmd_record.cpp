@@ -4,6 +4,7 @@
 
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <sstream>
 
 #include "command.hpp"
@@ -16,7 +17,8 @@ namespace {
 
 struct RecordCliOptions {
   std::string out, inputs_from, shapes = "64x64x256", dists = "normal", pairs = "e4m3xe4m3",
-                                out_dtypes = "bf16", cublaslt = "libcublasLt.so.13";
+                                out_dtypes = "bf16", scales = "one", bias = "none",
+                                cublaslt = "libcublasLt.so.13";
   int64_t workspace = 1 << 20;
   uint64_t seed = 1;
 };
@@ -66,7 +68,14 @@ Result<std::vector<RecordCall>> calls_from(const std::string& dir) {
   return calls;
 }
 
-// A grid: shapes x operand pairs x distributions x output dtypes x fast accumulation off/on.
+// Scales as a calibration would give them: a power of two times 1 + i/8, drawn from the seed.
+uint32_t draw_scale(std::mt19937_64& rng) {
+  const double v = std::ldexp(1.0 + static_cast<double>(rng() % 8) / 8.0, static_cast<int>(rng() % 9) - 4);
+  return encode(Format::f32, ExactValue::from_double(v));
+}
+
+// A grid: shapes x operand pairs x distributions x output dtypes x scale modes x bias x fast
+// accumulation off/on.
 Result<std::vector<RecordCall>> calls_from_grid(const RecordCliOptions& o) {
   std::vector<RecordCall> calls;
   uint64_t seed = o.seed;
@@ -88,9 +97,38 @@ Result<std::vector<RecordCall>> calls_from_grid(const RecordCliOptions& o) {
         for (const auto& out : split(o.out_dtypes, ',')) {
           const auto fo = format_from_name(out);
           if (!fo) return Error(Errc::invalid_argument, "--out-dtypes: unknown dtype '" + out + "'");
+          for (const auto& scale_mode : split(o.scales, ','))
+          for (const auto& bias : split(o.bias, ','))
           for (bool fast : {false, true}) {
+            if (scale_mode != "tensorwise" && scale_mode != "rowwise" && scale_mode != "one")
+              return Error(Errc::invalid_argument, "--scales: '" + scale_mode + "' is not one, tensorwise or rowwise");
+            if (bias != "none" && bias != "match")
+              return Error(Errc::invalid_argument, "--bias: '" + bias + "' is not none or match");
+            // torch takes a bias of the output's type, for bf16 and f16 outputs.
+            if (bias == "match" && *fo != Format::bf16 && *fo != Format::f16) continue;
             RecordCall c;
-            c.id = fmt::format("rec_{}x{}x{}_{}_{}_{}_{}", m, n, k, pair, dist, out, fast ? "fast" : "promoted");
+            c.id = fmt::format("rec_{}x{}x{}_{}_{}_{}_{}{}_{}", m, n, k, pair, dist, out, scale_mode,
+                               bias == "match" ? "_bias" : "", fast ? "fast" : "promoted");
+            std::mt19937_64 rng(seed * 7919 + calls.size());
+            if (scale_mode == "rowwise") {
+              c.rowwise = true;
+              for (int64_t i = 0; i < m; ++i) c.scale_a.push_back(draw_scale(rng));
+              for (int64_t j = 0; j < n; ++j) c.scale_b.push_back(draw_scale(rng));
+            } else if (scale_mode == "tensorwise") {
+              c.scale_a = {draw_scale(rng)};
+              c.scale_b = {draw_scale(rng)};
+            } else {
+              c.scale_a = {0x3F800000};
+              c.scale_b = {0x3F800000};
+            }
+            if (bias == "match") {
+              c.bias_dtype = *fo;
+              std::normal_distribution<double> normal(0.0, 1.0);
+              c.bias.resize(static_cast<size_t>(n) * 2);
+              for (int64_t j = 0; j < n; ++j)
+                store_bits(*fo, c.bias, static_cast<size_t>(j),
+                           encode(*fo, ExactValue::from_double(normal(rng))));
+            }
             c.m = m;
             c.n = n;
             c.k = k;
@@ -100,8 +138,6 @@ Result<std::vector<RecordCall>> calls_from_grid(const RecordCliOptions& o) {
             c.use_fast_accum = fast;
             c.a = *a;
             c.b = *b;
-            c.scale_a = {0x3F800000};
-            c.scale_b = {0x3F800000};
             c.dist = dist;
             c.seed = seed;
             calls.push_back(std::move(c));
@@ -139,6 +175,9 @@ Runner setup_record(CLI::App& app) {
   app.add_option("--dists", o->dists, "normal, wide, cancel, small, special")->capture_default_str();
   app.add_option("--pairs", o->pairs, "e4m3xe4m3, e4m3xe5m2, e5m2xe4m3")->capture_default_str();
   app.add_option("--out-dtypes", o->out_dtypes, "bf16, f16, f32, f8_e4m3")->capture_default_str();
+  app.add_option("--scales", o->scales, "one (1.0), tensorwise (drawn), rowwise (drawn per row/column)")
+      ->capture_default_str();
+  app.add_option("--bias", o->bias, "none, match (a bias of the output dtype, bf16/f16 outputs)")->capture_default_str();
   app.add_option("--workspace", o->workspace, "cuBLASLt workspace bytes")->capture_default_str();
   app.add_option("--cublaslt", o->cublaslt, "the libcublasLt to load")->capture_default_str();
   app.add_option("--seed", o->seed, "first seed of the grid")->capture_default_str();

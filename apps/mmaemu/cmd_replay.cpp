@@ -1,7 +1,5 @@
 // mmaemu replay: every recording of a truth set through the emulator, compared bitwise.
 #include <fmt/format.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -9,6 +7,7 @@
 #include <thread>
 
 #include "command.hpp"
+#include "progress.hpp"
 #include "mmaemu/gpu_family.hpp"
 #include "mmaemu/replay.hpp"
 #include "mmaemu/version.hpp"
@@ -46,27 +45,6 @@ std::string describe_failure(const Outcome& o) {
                      "largest distance {}",
                      o.id, c.mismatches, c.total, where, m.expected, hex, m.actual, hex, ulps);
 }
-
-class Progress {
- public:
-  explicit Progress(size_t total) : total_(total), tty_(isatty(STDERR_FILENO)) {}
-  void step(const std::string& id) {
-    ++done_;
-    if (!tty_) return;
-    const int width = 30;
-    const int filled = static_cast<int>(width * done_ / std::max<size_t>(total_, 1));
-    std::cerr << fmt::format("\r[{}{}] {}/{} {:<24.24}", std::string(filled, '#'),
-                             std::string(width - filled, ' '), done_, total_, id)
-              << std::flush;
-  }
-  void clear() {
-    if (tty_) std::cerr << "\r" << std::string(70, ' ') << "\r" << std::flush;
-  }
-
- private:
-  size_t total_, done_ = 0;
-  bool tty_;
-};
 
 Result<int> run_replay(const ReplayOptions& o) {
   Backend backend;

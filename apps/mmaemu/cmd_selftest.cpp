@@ -13,12 +13,14 @@
 #include "mmaemu/selftest.hpp"
 #include "mmaemu/truth.hpp"
 #include "mmaemu/version.hpp"
+#include "selftest_live.hpp"
 
 namespace mmaemu::cli {
 namespace {
 
 struct SelftestOptions {
-  bool force = false, json = false;
+  bool force = false, json = false, live = false;
+  LiveSelftestOptions live_options;
 };
 
 std::filesystem::path cache_file() {
@@ -66,6 +68,7 @@ void print(const nlohmann::json& report, bool as_json, bool cached) {
 }
 
 Result<int> run_selftest(const SelftestOptions& o) {
+  if (o.live) return run_live_selftest(o.live_options);
   const auto truth = bundled_truth_root();
   const nlohmann::json key = cache_key(truth);
   const auto cache = cache_file();
@@ -120,6 +123,15 @@ Runner setup_selftest(CLI::App& app) {
   auto o = std::make_shared<SelftestOptions>();
   app.add_flag("--force", o->force, "run the checks even where a cached passing verdict is fresh");
   app.add_flag("--json", o->json, "print the report as JSON to stdout");
+  app.add_flag("--live", o->live, "random calls through cuBLASLt on this GPU against the emulator, bitwise");
+  app.add_option("--calls", o->live_options.calls, "--live: how many random calls")->capture_default_str();
+  app.add_option("--seed", o->live_options.seed, "--live: seed of the random calls")->capture_default_str();
+  app.add_option("--workspace", o->live_options.workspace, "--live: cuBLASLt workspace bytes")->capture_default_str();
+  app.add_option("--cublaslt", o->live_options.cublaslt, "--live: the libcublasLt to load")->capture_default_str();
+  app.add_option("--profile", o->live_options.profile, "--live: profile (name or JSON file; default: by the GPU)");
+  app.add_option("--keep", o->live_options.keep, "--live: keep the recorded calls in this folder");
+  app.add_option("--log", o->live_options.json_path, "--live: write a per-call log (JSON) to this file");
+  app.add_option("--jobs", o->live_options.jobs, "--live: CPU threads for the emulator (default: all)");
   return [o] { return run_selftest(*o); };
 }
 

@@ -43,5 +43,7 @@ Runner setup_gemm(CLI::App& app);
 Runner setup_selftest(CLI::App& app);
 Runner setup_replay(CLI::App& app);
 Runner setup_record(CLI::App& app);
+Runner setup_sweep(CLI::App& app);
+Runner setup_probe(CLI::App& app);
 
 }  // namespace mmaemu::cli

@@ -30,6 +30,8 @@ const std::vector<Command>& command_table() {
       {"gemm", "Emulate one torch._scaled_mm call from a safetensors file", setup_gemm},
       {"replay", "Replay a truth set through the emulator and compare bit for bit", setup_replay},
       {"record", "Record torch._scaled_mm's cuBLASLt calls on a live GPU as a truth set", setup_record},
+      {"sweep", "Tabulate cuBLASLt's algorithm and split-K choice over a grid of shapes on a live GPU", setup_sweep},
+      {"probe", "Probe single tensor-core instructions on a live GPU and judge every preset parameter", setup_probe},
       {"selftest", "Check this installation in seconds: formats, presets, bundled truth", setup_selftest},
   };
   return table;

@@ -163,6 +163,31 @@ expect_error("replay --backend cuda says why not", ["replay", "--truth-dir", sub
              lambda c: c == 8, "no GPU kernel modules")
 expect_error("replay of a missing folder", ["replay", "--truth-dir", tmp / "none"], lambda c: c == 3, "manifest.json: no such file")
 
+# The commands that need a GPU say why they cannot run, with exit 8, where there is none.
+try:
+    import ctypes
+    ctypes.CDLL("libcuda.so.1")
+    has_driver = True
+except OSError:
+    has_driver = False
+if has_driver:
+    print("SKIP the no-GPU refusals: this machine has a CUDA driver")
+else:
+    for name, args in [("sweep", ["sweep", "--out", tmp / "sweep.json", "--m", "64", "--n", "64", "--k", "256"]),
+                       ("probe", ["probe", "--out", tmp / "probe.json"]),
+                       ("record", ["record", "--out", tmp / "rec"]),
+                       ("selftest --live", ["selftest", "--live"])]:
+        expect_error(f"{name} without a GPU says why", args, lambda c: c == 8, "libcuda.so.1")
+        check(f"{name} without a GPU writes nothing", not (tmp / "sweep.json").exists() and not (tmp / "probe.json").exists()
+              and not (tmp / "rec" / "manifest.json").exists())
+expect_error("sweep refuses a bad axis", ["sweep", "--out", tmp / "s.json", "--k", "64,x"], lambda c: c == 2, "--k: 'x'")
+expect_error("sweep refuses a bad scale mode", ["sweep", "--out", tmp / "s.json", "--scale-modes", "colwise"],
+             lambda c: c == 2, "--scale-modes")
+expect_error("record refuses a bad scale mode", ["record", "--out", tmp / "r", "--scales", "colwise"],
+             lambda c: c == 2, "--scales")
+expect_error("probe --data of a missing file", ["probe", "--out", tmp / "p.json", "--data", tmp / "none.safetensors"],
+             lambda c: c == 3, "none.safetensors")
+
 # selftest and its cache
 code, out, err = run("selftest", "--force")
 last = out.strip().splitlines()[-1] if out.strip() else ""

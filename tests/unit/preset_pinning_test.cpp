@@ -11,6 +11,7 @@
 #include <map>
 
 #include "mmaemu/gpu_family.hpp"
+#include "mmaemu/preset_moves.hpp"
 #include "mmaemu/replay.hpp"
 #include "truth_location.hpp"
 
@@ -19,64 +20,6 @@ using namespace mmaemu;
 namespace {
 
 std::filesystem::path g_tc_blocks;
-
-struct Mutation {
-  std::string parameter;  // as named in Preset::unpinned
-  std::string label;
-  std::function<bool(Preset&)> apply;  // false when the move is impossible for this preset
-};
-
-bool move_result(Preset& p, const std::function<bool(StepResult&)>& f) {
-  bool any = f(p.f32_result);
-  if (p.f16_result) any = f(*p.f16_result) || any;
-  return any;
-}
-
-std::vector<Mutation> mutations() {
-  return {
-      {"terms_per_step", "half the terms per step",
-       [](Preset& p) { return p.terms_per_step > 1 && (p.terms_per_step /= 2, true); }},
-      {"alignment_fraction_bits", "one alignment bit more", [](Preset& p) { return ++p.alignment_fraction_bits, true; }},
-      {"alignment_fraction_bits", "one alignment bit fewer", [](Preset& p) { return --p.alignment_fraction_bits, true; }},
-      {"shifted_out", "floor instead of truncation",
-       [](Preset& p) { return p.shifted_out = ShiftedOutBits::floor, true; }},
-      {"shifted_out", "nearest-even alignment",
-       [](Preset& p) { return p.shifted_out = ShiftedOutBits::nearest_even, true; }},
-      {"product_alignment", "normalised products",
-       [](Preset& p) { return p.product_alignment = ProductAlignment::normalised, true; }},
-      {"accumulator_entry", "c entering the other way",
-       [](Preset& p) {
-         p.accumulator_entry = p.accumulator_entry == AccumulatorEntry::in_block
-                                   ? AccumulatorEntry::late_fp32 : AccumulatorEntry::in_block;
-         return true;
-       }},
-      {"flush_subnormal_inputs", "subnormal inputs flushed",
-       [](Preset& p) { return p.flush_subnormal_inputs = !p.flush_subnormal_inputs, true; }},
-      {"fraction_bits", "one result bit fewer",
-       [](Preset& p) { return move_result(p, [](StepResult& r) { return --r.fraction_bits, true; }); }},
-      {"fraction_bits", "one result bit more",
-       [](Preset& p) {
-         return move_result(p, [](StepResult& r) {
-           return r.fraction_bits < describe(r.format).fraction_bits && (++r.fraction_bits, true);
-         });
-       }},
-      {"rounding", "the other result rounding",
-       [](Preset& p) {
-         return move_result(p, [](StepResult& r) {
-           r.rounding = r.rounding == Rounding::toward_zero ? Rounding::nearest_even : Rounding::toward_zero;
-           return true;
-         });
-       }},
-      {"exponent_floor", "exponent floor one higher",
-       [](Preset& p) {
-         return move_result(p, [](StepResult& r) { return r.exponent_floor && (++*r.exponent_floor, true); });
-       }},
-      {"exponent_floor", "exponent floor one lower",
-       [](Preset& p) {
-         return move_result(p, [](StepResult& r) { return r.exponent_floor && (--*r.exponent_floor, true); });
-       }},
-  };
-}
 
 // Mismatching rows and elements of all the preset's data under a (mutated) preset.
 int64_t mismatches(const Preset& preset, const TruthSet& tc_blocks, const TruthSet* gemm,
@@ -118,7 +61,7 @@ TEST_CASE("every preset parameter is pinned by data or declared unpinned", "[tru
   for (const Preset& original : builtin_presets()) {
     REQUIRE(mismatches(original, *tc, &*gemm, &*hopper) == 0);
     std::map<std::string, bool> pinned;
-    for (const Mutation& m : mutations()) {
+    for (const PresetMove& m : preset_moves()) {
       Preset moved = original;
       if (!m.apply(moved)) continue;
       const int64_t bad = mismatches(moved, *tc, &*gemm, &*hopper);

@@ -30,4 +30,7 @@ struct DeviceReport {
 // Never fails: what could not be loaded or queried is described in the report.
 DeviceReport probe_devices();
 
+// The kernel modules this build carries (kernels/bin/*.fatbin at build time), with their sizes.
+std::vector<std::pair<std::string, size_t>> carried_kernel_modules();
+
 }  // namespace mmaemu

@@ -29,6 +29,19 @@ struct SplitKEntry {
   std::string evidence;
 };
 
+// A split-K table from mmaemu sweep: the count the heuristic chose at every (m, n, k) of a grid
+// for one call configuration and workspace size.
+struct SplitKSweep {
+  int64_t workspace_bytes = 0;
+  bool rowwise = false, use_fast_accum = false;
+  Format a_dtype = Format::f8_e4m3, b_dtype = Format::f8_e4m3, out_dtype = Format::bf16;
+  std::vector<int64_t> m, n, k;
+  std::vector<int> splits;             // m-major, then n, then k; 0 = the heuristic found nothing
+  std::vector<int> reduction_schemes;  // cublasLtReductionScheme_t of each cell
+  std::string evidence;
+  std::optional<int> lookup(int64_t m, int64_t n, int64_t k, int* reduction_scheme = nullptr) const;
+};
+
 struct Profile {
   std::string name;
   std::string description;
@@ -43,14 +56,16 @@ struct Profile {
   std::string split_k_source;
   std::vector<SplitKEntry> split_k_table;
   std::vector<SplitKEntry> unsplit_shapes;  // shapes seen with one slice
+  std::vector<SplitKSweep> split_k_sweeps;
   std::vector<Format> envelope_out_dtypes;
   std::string envelope_note;
 
   // The plan for a call: the first rule that matches gives preset and algorithm; the split
   // count comes from `known_split_k` when the caller knows what the library chose (a recording
   // that logged it, or the user), else from the table; the verdict says whether the call lies
-  // inside the envelope.
-  Result<Plan> resolve(const ScaledMmCall& call, std::optional<int> known_split_k = std::nullopt) const;
+  // inside the envelope. The sweep tables apply at `workspace_bytes` (default: the target's).
+  Result<Plan> resolve(const ScaledMmCall& call, std::optional<int> known_split_k = std::nullopt,
+                       std::optional<int64_t> workspace_bytes = std::nullopt) const;
 };
 
 Result<Profile> parse_profile(std::string_view json_text, const std::string& origin);

@@ -36,6 +36,17 @@ struct RecordCall {
   uint64_t seed = 0;
 };
 
+// What cuBLASLt's heuristic chose for a call: every config attribute its result exposes (id,
+// tile_id, splitk_num, reduction_scheme, cta_swizzling, custom_option, stages_id, inner_shape_id,
+// cluster_shape_id), with the workspace it asks for and its wave count.
+struct AlgorithmChoice {
+  std::vector<std::pair<std::string, int64_t>> attributes;
+  uint64_t workspace_size = 0;
+  float waves_count = 0;
+  std::optional<int64_t> attribute(const std::string& name) const;
+  int splits() const { return static_cast<int>(attribute("splitk_num").value_or(1)); }
+};
+
 struct RecordOptions {
   std::filesystem::path out_dir;
   std::string cublaslt_library = "libcublasLt.so.13";

@@ -46,6 +46,7 @@ struct TruthSet {
   std::string source;
   std::string environment_json;  // the manifest's environment object, verbatim
   std::string gpu;               // environment.gpu where given
+  std::optional<int64_t> workspace_bytes;  // environment.workspace_bytes (cuBLASLt's), where given
   std::map<std::string, std::string> files;  // name -> sha256 (lower-case hex)
   std::vector<Recording> recordings;
   std::vector<std::string> skipped;

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "device/embedded_kernels.hpp"
 #include "mmaemu/device.hpp"
 
 namespace mmaemu {
@@ -105,8 +106,15 @@ DeviceReport probe_devices() {
   if (report.gpus.empty()) report.why_unavailable = "the CUDA driver reports no GPU";
   // The GPU emulation kernels (issue 5) are not built yet: say so rather than pretend.
   if (report.why_unavailable.empty())
-    report.why_unavailable = "no GPU kernel modules are built into this release yet (kernels/bin is empty)";
+    report.why_unavailable =
+        "no GPU kernel modules for emulation are built into this release yet (kernels/bin holds only the probes)";
   return report;
+}
+
+std::vector<std::pair<std::string, size_t>> carried_kernel_modules() {
+  std::vector<std::pair<std::string, size_t>> v;
+  for (const auto& k : embedded_kernels()) v.emplace_back(std::string(k.module), k.image.size());
+  return v;
 }
 
 }  // namespace mmaemu

@@ -51,7 +51,7 @@ Result<ScaledMmReplay> replay_scaled_mm(const TruthSet& set, const Recording& r,
                                         Backend backend, int threads) {
   auto loaded = load_scaled_mm_call(set, r);
   if (!loaded) return loaded.error();
-  auto plan = profile.resolve(loaded->call, r.recorded_split_k);
+  auto plan = profile.resolve(loaded->call, r.recorded_split_k, set.workspace_bytes);
   if (!plan) return plan.error();
   auto out = emulate(*plan, loaded->call, backend, threads);
   if (!out) return out.error();

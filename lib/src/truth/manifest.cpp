@@ -130,6 +130,8 @@ Result<TruthSet> load_truth_set(const std::filesystem::path& directory,
     set.environment_json = m["environment"].dump();
     if (m["environment"].contains("gpu") && m["environment"]["gpu"].is_string())
       set.gpu = m["environment"]["gpu"].get<std::string>();
+    if (m["environment"].contains("workspace_bytes") && m["environment"]["workspace_bytes"].is_number_integer())
+      set.workspace_bytes = m["environment"]["workspace_bytes"].get<int64_t>();
   }
   if (!m.contains("files") || !m["files"].is_object())
     return Error(Errc::malformed, where + ": field 'files' must be an object");

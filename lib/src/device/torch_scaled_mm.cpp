@@ -1,0 +1,111 @@
+#include "device/torch_scaled_mm.hpp"
+
+#ifdef MMAEMU_HAVE_CUDA_HEADERS
+
+#include <tuple>
+
+namespace mmaemu::device {
+namespace {
+
+cudaDataType_t cuda_type(Format f) {
+  switch (f) {
+    case Format::f8_e4m3: return CUDA_R_8F_E4M3;
+    case Format::f8_e5m2: return CUDA_R_8F_E5M2;
+    case Format::f16: return CUDA_R_16F;
+    case Format::bf16: return CUDA_R_16BF;
+    default: return CUDA_R_32F;
+  }
+}
+
+}  // namespace
+
+TorchScaledMm::TorchScaledMm(const LtSession& session, const RecordCall& c, int64_t workspace_bytes, Pointers p)
+    : s_(session), workspace_bytes_(workspace_bytes), c_format_(c.out_dtype) {
+  const LtApi& lt = s_.lt;
+  lt.desc_create(&desc_, CUBLAS_COMPUTE_32F, CUDA_R_32F);
+  const cublasOperation_t transa = CUBLAS_OP_T, transb = CUBLAS_OP_N;
+  lt.desc_set(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof transa);
+  lt.desc_set(desc_, CUBLASLT_MATMUL_DESC_TRANSB, &transb, sizeof transb);
+  // cuBLAS's A is mat2, its B is mat1: the scale pointers follow the operands.
+  lt.desc_set(desc_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &p.scale_b, sizeof p.scale_b);
+  lt.desc_set(desc_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &p.scale_a, sizeof p.scale_a);
+  const int8_t fast = c.use_fast_accum ? 1 : 0;
+  lt.desc_set(desc_, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast);
+  const cublasLtMatmulMatrixScale_t mode =
+      c.rowwise ? CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F : CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
+  lt.desc_set(desc_, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode, sizeof mode);
+  lt.desc_set(desc_, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode, sizeof mode);
+  if (c.bias_dtype) {
+    const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+    const cudaDataType_t bias_type = cuda_type(*c.bias_dtype);
+    lt.desc_set(desc_, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue);
+    lt.desc_set(desc_, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &p.bias, sizeof p.bias);
+    lt.desc_set(desc_, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof bias_type);
+    c_format_ = *c.bias_dtype;
+  } else if (c.out_dtype == Format::f8_e4m3 || c.out_dtype == Format::f8_e5m2) {
+    c_format_ = Format::f16;
+  }
+  lt.layout_create(&la_, cuda_type(c.b_dtype), c.k, c.n, c.k);
+  lt.layout_create(&lb_, cuda_type(c.a_dtype), c.k, c.m, c.k);
+  lt.layout_create(&lc_, cuda_type(c_format_), c.n, c.m, c.n);
+  lt.layout_create(&ld_, cuda_type(c.out_dtype), c.n, c.m, c.n);
+  lt.pref_create(&pref_);
+  const uint64_t ws = static_cast<uint64_t>(workspace_bytes);
+  lt.pref_set(pref_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
+}
+
+TorchScaledMm::~TorchScaledMm() {
+  const LtApi& lt = s_.lt;
+  if (pref_) lt.pref_destroy(pref_);
+  for (auto l : {la_, lb_, lc_, ld_})
+    if (l) lt.layout_destroy(l);
+  if (desc_) lt.desc_destroy(desc_);
+}
+
+Result<AlgorithmChoice> TorchScaledMm::choose() {
+  const LtApi& lt = s_.lt;
+  cublasLtMatmulHeuristicResult_t result{};
+  int found = 0;
+  const cublasStatus_t hs = lt.heuristic(s_.handle, desc_, la_, lb_, lc_, ld_, pref_, 1, &result, &found);
+  if (hs != CUBLAS_STATUS_SUCCESS || found == 0)
+    return Error(Errc::unsupported, "cublasLtMatmulAlgoGetHeuristic: status " + std::to_string(hs) + ", " +
+                                        std::to_string(found) + " algorithms");
+  chosen_ = result;
+  AlgorithmChoice choice;
+  // cuBLASLt wants each attribute's exact size: 4 bytes, 2 for the shape ids.
+  const std::tuple<const char*, cublasLtMatmulAlgoConfigAttributes_t, size_t> attributes[] = {
+      {"id", CUBLASLT_ALGO_CONFIG_ID, 4},
+      {"tile_id", CUBLASLT_ALGO_CONFIG_TILE_ID, 4},
+      {"splitk_num", CUBLASLT_ALGO_CONFIG_SPLITK_NUM, 4},
+      {"reduction_scheme", CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, 4},
+      {"cta_swizzling", CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, 4},
+      {"custom_option", CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, 4},
+      {"stages_id", CUBLASLT_ALGO_CONFIG_STAGES_ID, 4},
+      {"inner_shape_id", CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, 2},
+      {"cluster_shape_id", CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, 2}};
+  for (auto [name, attr, size] : attributes) {
+    uint32_t value = 0;  // little-endian: a 2-byte attribute lands in the low half
+    size_t written = 0;
+    if (lt.algo_get(&result.algo, attr, &value, size, &written) == CUBLAS_STATUS_SUCCESS)
+      choice.attributes.emplace_back(name, value);
+  }
+  choice.workspace_size = result.workspaceSize;
+  choice.waves_count = result.wavesCount;
+  return choice;
+}
+
+Result<void> TorchScaledMm::run(const void* a, const void* b, void* c, void* out, void* workspace) {
+  if (!chosen_) return Error(Errc::internal, "TorchScaledMm::run before choose");
+  const float alpha = 1.0f, beta = 0.0f;
+  // cuBLAS's A is mat2 (torch's b, N x K), its B is mat1 (torch's a, M x K).
+  const cublasStatus_t s = s_.lt.matmul(s_.handle, desc_, &alpha, b, la_, a, lb_, &beta, c, lc_, out, ld_,
+                                        &chosen_->algo, workspace, static_cast<size_t>(workspace_bytes_), nullptr);
+  if (s != CUBLAS_STATUS_SUCCESS) return Error(Errc::device_unavailable, "cublasLtMatmul: status " + std::to_string(s));
+  if (CUresult r = s_.gpu.api.synchronize(); r != CUDA_SUCCESS)
+    return Error(Errc::device_unavailable, "cublasLtMatmul: " + s_.gpu.api.describe(r));
+  return {};
+}
+
+}  // namespace mmaemu::device
+
+#endif
