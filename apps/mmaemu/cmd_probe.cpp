@@ -52,10 +52,6 @@ std::vector<const Preset*> candidates_for(const ProbeInstruction& in) {
 
 std::string tensor_prefix(const ProbeInstruction& in) { return in.kernel + (in.reads_c ? "_c" : "_no_c"); }
 
-std::span<const uint8_t> bytes_of(const std::vector<uint32_t>& v) {
-  return {reinterpret_cast<const uint8_t*>(v.data()), v.size() * 4};
-}
-
 Result<void> save(const std::string& path, const ProbeSession& s) {
   std::vector<TensorToWrite> tensors;
   std::vector<std::vector<uint8_t>> classes;

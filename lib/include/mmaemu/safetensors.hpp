@@ -43,6 +43,11 @@ class SafetensorsFile {
   std::map<std::string, std::string> metadata_;
 };
 
+// The bytes of 32-bit words as stored (little-endian hosts only, as the whole library assumes).
+inline std::span<const uint8_t> bytes_of(const std::vector<uint32_t>& words) {
+  return {reinterpret_cast<const uint8_t*>(words.data()), words.size() * 4};
+}
+
 struct TensorToWrite {
   std::string name;
   std::string dtype;

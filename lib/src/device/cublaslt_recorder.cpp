@@ -18,10 +18,6 @@ namespace {
 
 using device::DeviceBuffer;
 
-std::span<const uint8_t> bytes_of(const std::vector<uint32_t>& v) {
-  return {reinterpret_cast<const uint8_t*>(v.data()), v.size() * 4};
-}
-
 struct Outcome {
   bool ok = false;
   std::string skip_reason;

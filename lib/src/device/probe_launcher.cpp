@@ -8,6 +8,7 @@
 
 #include "device/cuda_api.hpp"
 #include "device/embedded_kernels.hpp"
+#include "mmaemu/safetensors.hpp"
 
 namespace mmaemu {
 namespace {
@@ -24,10 +25,6 @@ struct Module {
     if (handle) api->module_unload(handle);
   }
 };
-
-std::span<const uint8_t> bytes_of(const std::vector<uint32_t>& v) {
-  return {reinterpret_cast<const uint8_t*>(v.data()), v.size() * 4};
-}
 
 Result<std::vector<uint32_t>> launch(const device::Gpu& gpu, CUfunction f, const ProbeTiles& t, int lbo, int sbo) {
   const auto& d = gpu.api;
