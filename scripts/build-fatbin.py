@@ -27,7 +27,7 @@ def sha256(path):
 
 def source_sha256(module, spec):
     h = hashlib.sha256()
-    for name in sorted(spec["sources"]) + ["spec.json"]:
+    for name in sorted(spec["sources"] + spec.get("headers", [])) + ["spec.json"]:
         with open(os.path.join(ROOT, "kernels", module, name), "rb") as f:
             h.update(name.encode() + b"\0" + f.read())
     return h.hexdigest()
@@ -73,7 +73,8 @@ def build(args):
         out = os.path.join(args.out, module + ".fatbin")
         with tempfile.TemporaryDirectory() as tmp:
             tmp_out = os.path.join(tmp, module + ".fatbin")
-            r = subprocess.run([nvcc, "-fatbin", "-O3", "-Xptxas", "-v", *gencode, "-o", tmp_out, *sources],
+            flags = spec.get("nvcc_flags", [])
+            r = subprocess.run([nvcc, "-fatbin", "-O3", "-Xptxas", "-v", *flags, *gencode, "-o", tmp_out, *sources],
                                capture_output=True, text=True)
             if r.returncode != 0:
                 sys.exit(f"build-fatbin: {module}: nvcc failed:\n{r.stderr}")
@@ -86,7 +87,7 @@ def build(args):
         manifest["modules"][module] = {
             "fatbin": module + ".fatbin", "sha256": sha256(out), "source_sha256": source_sha256(module, spec),
             "sources": spec["sources"], "sass": spec["sass"], "ptx": spec.get("ptx", []),
-            "nvcc": full, "bytes": os.path.getsize(out)}
+            "nvcc": full, "nvcc_flags": spec.get("nvcc_flags", []), "bytes": os.path.getsize(out)}
         print(f"build-fatbin: {module}: {os.path.getsize(out)} bytes, {len(resources)} kernel images")
     write_json(os.path.join(args.out, "build_report.json"), report)
     write_json(manifest_path, manifest)

@@ -1,5 +1,6 @@
 // mmaemu replay: every recording of a truth set through the emulator, compared bitwise.
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <chrono>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -8,6 +9,7 @@
 
 #include "command.hpp"
 #include "progress.hpp"
+#include "mmaemu/emulate.hpp"
 #include "mmaemu/gpu_family.hpp"
 #include "mmaemu/replay.hpp"
 #include "mmaemu/version.hpp"
@@ -50,8 +52,12 @@ Result<int> run_replay(const ReplayOptions& o) {
   Backend backend;
   if (o.backend == "cpu") backend = Backend::cpu;
   else if (o.backend == "oracle") backend = Backend::oracle;
-  else if (o.backend == "cuda")
-    return Error(Errc::device_unavailable, "--backend cuda: no GPU kernel modules are built into this release yet");
+  else if (o.backend == "cuda") {
+    backend = Backend::cuda;
+    auto gpu = cuda_backend_device();
+    if (!gpu) return Error(gpu.error().code(), "--backend cuda: " + gpu.error().message());
+    spdlog::info("--backend cuda: kernel v1 on {}", *gpu);
+  }
   else return Error(Errc::invalid_argument, "--backend " + o.backend + ": expected cpu, oracle or cuda");
   auto set = load_truth_set(o.truth_dir);
   if (!set) return set.error();

@@ -45,5 +45,6 @@ Runner setup_replay(CLI::App& app);
 Runner setup_record(CLI::App& app);
 Runner setup_sweep(CLI::App& app);
 Runner setup_probe(CLI::App& app);
+Runner setup_conform(CLI::App& app);
 
 }  // namespace mmaemu::cli

@@ -32,6 +32,7 @@ const std::vector<Command>& command_table() {
       {"record", "Record torch._scaled_mm's cuBLASLt calls on a live GPU as a truth set", setup_record},
       {"sweep", "Tabulate cuBLASLt's algorithm and split-K choice over a grid of shapes on a live GPU", setup_sweep},
       {"probe", "Probe single tensor-core instructions on a live GPU and judge every preset parameter", setup_probe},
+      {"conform", "Check a backend (the CUDA kernels, the fast CPU path) against the oracle on random calls", setup_conform},
       {"selftest", "Check this installation in seconds: formats, presets, bundled truth", setup_selftest},
   };
   return table;

@@ -51,6 +51,14 @@ def write_safetensors(path, tensors):
     Path(path).write_bytes(struct.pack("<Q", len(text)) + text + blob)
 
 
+try:
+    import ctypes
+    ctypes.CDLL("libcuda.so.1")
+    has_driver = True
+except OSError:
+    has_driver = False
+
+
 def expect_error(name, args, code_ok, needle):
     code, out, err = run(*args)
     lines = [l for l in err.strip().splitlines() if l]
@@ -159,17 +167,14 @@ data[-1] ^= 0x40
 (small / "dev_001.safetensors").write_bytes(data)
 expect_error("replay refuses a tampered file", ["replay", "--truth-dir", small], lambda c: c == 5, "dev_001.safetensors: sha256")
 expect_error("replay --only of an unknown id", ["replay", "--truth-dir", subset, "--only", "nope"], lambda c: c == 7, "--only nope")
-expect_error("replay --backend cuda says why not", ["replay", "--truth-dir", subset, "--backend", "cuda"],
-             lambda c: c == 8, "no GPU kernel modules")
+if not has_driver:
+    expect_error("replay --backend cuda says why not", ["replay", "--truth-dir", subset, "--backend", "cuda"],
+                 lambda c: c == 8, "--backend cuda: no CUDA driver")
+    expect_error("gemm --backend cuda says why not", ["gemm", "--in", tmp / "none.safetensors", "--out", tmp / "o.safetensors",
+                 "--backend", "cuda"], lambda c: c in (3, 8), "")
 expect_error("replay of a missing folder", ["replay", "--truth-dir", tmp / "none"], lambda c: c == 3, "manifest.json: no such file")
 
 # The commands that need a GPU say why they cannot run, with exit 8, where there is none.
-try:
-    import ctypes
-    ctypes.CDLL("libcuda.so.1")
-    has_driver = True
-except OSError:
-    has_driver = False
 if has_driver:
     print("SKIP the no-GPU refusals: this machine has a CUDA driver")
 else:

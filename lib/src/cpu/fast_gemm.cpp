@@ -107,8 +107,9 @@ uint32_t fast_step(const StepModel& m, const Operand* a, const Operand* b, int n
   const int top = 63 - std::countl_zero(magnitude);
   const int leading = unit + top;
   if (leading < -126 || leading > 127) {  // subnormal or overflowing results: the exact encoder
-    return encode(Format::f32, ExactValue::finite(negative, magnitude, unit),
-                  {Rounding::toward_zero, Overflow::to_infinity, m.result_bits});
+    const uint32_t bits = encode(Format::f32, ExactValue::finite(negative, magnitude, unit),
+                                 {Rounding::toward_zero, Overflow::to_infinity, m.result_bits});
+    return (bits & 0x7FFFFFFF) == 0 ? 0 : bits;  // a sum that rounds to zero gives +0, as in the oracle
   }
   magnitude = top > m.result_bits ? magnitude >> (top - m.result_bits) : magnitude << (m.result_bits - top);
   const uint32_t fraction = static_cast<uint32_t>(magnitude - (uint64_t{1} << m.result_bits))
@@ -144,7 +145,13 @@ uint32_t output_bits(Format out, float y) {
 
 }  // namespace
 
-std::string_view to_string(Backend backend) { return backend == Backend::oracle ? "oracle" : "cpu"; }
+std::string_view to_string(Backend backend) {
+  switch (backend) {
+    case Backend::oracle: return "oracle";
+    case Backend::cuda: return "cuda";
+    default: return "cpu";
+  }
+}
 
 bool fast_path_supports(const Plan& plan, std::string* why) {
   const Preset& p = *plan.preset;
@@ -162,6 +169,7 @@ bool fast_path_supports(const Plan& plan, std::string* why) {
 }
 
 Result<std::vector<uint8_t>> emulate(const Plan& plan, const ScaledMmCall& call, Backend backend, int threads) {
+  if (backend == Backend::cuda) return emulate_cuda(plan, call, threads);
   if (backend == Backend::oracle || !fast_path_supports(plan)) return emulate_oracle(plan, call, threads);
   if (auto ok = validate_planned_call(plan, call); !ok) return ok.error();
   const DecodedRows a = decode_rows(call.a_dtype, call.a, call.m, call.k);

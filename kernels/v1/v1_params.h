@@ -1,0 +1,28 @@
+// The parameters of the v1 kernel, shared by the kernel and the host launcher
+// (lib/src/device/cuda_backend.cpp): one struct passed by value.
+#pragma once
+
+#include <stdint.h>
+
+struct V1Operand {
+  int16_t significand;  // signed; 0 for zeros (and for NaN/Inf, whose rows the host computes)
+  int16_t exponent;     // alignment exponent (min_exponent for subnormals); -1000 for zeros
+};
+
+struct V1Params {
+  const uint8_t* a;  // m x k codes
+  const uint8_t* b;  // n x k codes
+  const V1Operand* table_a;  // 256 entries: the decoded codes of a's format
+  const V1Operand* table_b;
+  const uint32_t* scale_a;  // f32 bits: m values (rowwise), else unused
+  const uint32_t* scale_b;  // n values (rowwise)
+  const float* bias;        // n values converted to f32, or null
+  uint8_t* out;             // m x n in out_format
+  uint8_t* fallback;        // m x n flags: the host computes these elements with the oracle
+  long long m, n, k;
+  float alpha;  // fl32(scale_a * scale_b), tensorwise
+  int rowwise, column_first;
+  int out_format;  // 0 f32, 1 bf16, 2 f16, 3 f8_e4m3, 4 f8_e5m2
+  int terms, alignment_bits, product_fraction_bits, result_bits, exponent_floor;
+  int single_chain, promotion_interval, split_k, split_grain;
+};

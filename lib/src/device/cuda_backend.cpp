@@ -1,0 +1,216 @@
+// The CUDA backend: the v1 kernel (kernels/v1) run through the driver on the carried fatbin. The
+// kernel computes every element the fast CPU path computes with integers and FP32; the host then
+// computes, with the oracle, the elements the kernel flags and those whose rows hold NaN or Inf,
+// exactly as the fast CPU path does, so the bits equal the oracle's.
+#include "mmaemu/emulate.hpp"
+
+#ifdef MMAEMU_HAVE_CUDA_HEADERS
+
+#include <algorithm>
+#include <bit>
+#include <climits>
+#include <mutex>
+
+#include "v1/v1_params.h"
+#include "device/cuda_api.hpp"
+#include "device/embedded_kernels.hpp"
+#include "mmaemu/exact.hpp"
+#include "mmaemu/safetensors.hpp"
+#include "oracle/output_rows.hpp"
+
+namespace mmaemu {
+namespace {
+
+using device::DeviceBuffer;
+
+// The GPU and the v1 module, opened once per process.
+struct V1Module {
+  device::Gpu gpu;
+  CUmodule module = nullptr;
+  CUfunction kernel = nullptr;
+};
+
+Result<V1Module*> v1_module() {
+  static std::mutex lock;
+  static std::unique_ptr<V1Module> loaded;
+  static std::string failure;
+  std::lock_guard<std::mutex> guard(lock);
+  if (loaded) {
+    loaded->gpu.api.set_current(loaded->gpu.context);
+    return loaded.get();
+  }
+  if (!failure.empty()) return Error(Errc::device_unavailable, failure);
+  const auto& modules = embedded_kernels();
+  const auto image = std::find_if(modules.begin(), modules.end(), [](const EmbeddedKernel& k) { return k.module == "v1"; });
+  if (image == modules.end()) return Error(Errc::unsupported, "this mmaemu carries no v1 kernel module");
+  auto gpu = device::open_gpu(0);
+  if (!gpu) {
+    failure = gpu.error().message();
+    return gpu.error();
+  }
+  auto m = std::make_unique<V1Module>();
+  m->gpu = std::move(gpu).value();
+  const auto& d = m->gpu.api;
+  if (CUresult r = d.module_load(&m->module, image->image.data()); r != CUDA_SUCCESS) {
+    failure = "the v1 module does not load on " + m->gpu.name + ": " + d.describe(r);
+    return Error(Errc::device_unavailable, failure);
+  }
+  if (CUresult r = d.module_function(&m->kernel, m->module, "v1_scaled_mm"); r != CUDA_SUCCESS)
+    return Error(Errc::internal, "the v1 module lacks v1_scaled_mm: " + d.describe(r));
+  loaded = std::move(m);
+  return loaded.get();
+}
+
+std::vector<V1Operand> operand_table(Format format, std::vector<uint8_t>& special) {
+  std::vector<V1Operand> table(256);
+  special.assign(256, 0);
+  const FormatDesc& d = describe(format);
+  for (uint32_t code = 0; code < 256; ++code) {
+    const ExactValue v = decode(format, code);
+    special[code] = !v.is_finite();
+    table[code] = {0, -1000};
+    if (v.is_finite() && !v.is_zero()) {
+      const auto s = static_cast<int16_t>(v.magnitude.low64());
+      table[code] = {static_cast<int16_t>(v.negative ? -s : s), static_cast<int16_t>(v.exponent + d.fraction_bits)};
+    }
+  }
+  return table;
+}
+
+std::span<const uint8_t> bytes_of(const std::vector<V1Operand>& t) {
+  return {reinterpret_cast<const uint8_t*>(t.data()), t.size() * sizeof(V1Operand)};
+}
+
+int format_index(Format f) {
+  switch (f) {
+    case Format::f32: return 0;
+    case Format::bf16: return 1;
+    case Format::f16: return 2;
+    case Format::f8_e4m3: return 3;
+    default: return 4;
+  }
+}
+
+}  // namespace
+
+Result<std::string> cuda_backend_device() {
+  auto module = v1_module();
+  if (!module) return module.error();
+  return (*module)->gpu.name;
+}
+
+bool cuda_backend_supports(const Plan& plan, std::string* why) {
+  std::string reason;
+  if (!fast_path_supports(plan, &reason)) {
+  } else if (plan.algorithm.fused_bias || !plan.algorithm.fold_tensorwise_scales) {
+    reason = "an epilogue other than scale-then-bias with folded tensorwise scales";
+  } else if (plan.algorithm.accumulation == Accumulation::promoted && plan.algorithm.promotion_interval <= 0) {
+    reason = "no promotion interval";
+  }
+  if (why) *why = reason;
+  return reason.empty();
+}
+
+Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& call, int threads) {
+  std::string why;
+  if (!cuda_backend_supports(plan, &why))
+    return Error(Errc::unsupported, "the CUDA backend (v1) does not cover " + plan.preset->name + ": " + why);
+  if (auto ok = validate_planned_call(plan, call); !ok) return ok.error();
+  auto module = v1_module();
+  if (!module) return module.error();
+  const auto& d = (*module)->gpu.api;
+  std::vector<uint8_t> special_a, special_b;
+  const auto table_a = operand_table(call.a_dtype, special_a);
+  const auto table_b = operand_table(call.b_dtype, special_b);
+  const bool rowwise = call.scale_a.rowwise();
+  std::vector<uint32_t> bias(call.bias ? static_cast<size_t>(call.n) : 0);
+  for (size_t j = 0; j < bias.size(); ++j)
+    bias[j] = convert(call.bias->format, load_bits(call.bias->format, call.bias->values, j), Format::f32);
+  const size_t elements = static_cast<size_t>(call.m * call.n);
+  const size_t out_bytes = elements * describe(call.out_dtype).storage_bytes();
+  DeviceBuffer a(d, call.a), b(d, call.b), ta(d, bytes_of(table_a)), tb(d, bytes_of(table_b)),
+      sa(d, rowwise ? bytes_of(call.scale_a.f32_bits) : std::span<const uint8_t>()),
+      sb(d, rowwise ? bytes_of(call.scale_b.f32_bits) : std::span<const uint8_t>()), bias_buffer(d, bytes_of(bias)),
+      out(d, out_bytes), fallback(d, elements);
+  if (!a.ok() || !b.ok() || !out.ok() || !fallback.ok())
+    return Error(Errc::device_unavailable, "device memory could not be allocated for a " + std::to_string(call.m) + "x" +
+                                               std::to_string(call.n) + "x" + std::to_string(call.k) + " call");
+  const Preset& p = *plan.preset;
+  const Algorithm& alg = plan.algorithm;
+  V1Params params{};
+  params.a = reinterpret_cast<const uint8_t*>(a.ptr());
+  params.b = reinterpret_cast<const uint8_t*>(b.ptr());
+  params.table_a = reinterpret_cast<const V1Operand*>(ta.ptr());
+  params.table_b = reinterpret_cast<const V1Operand*>(tb.ptr());
+  params.scale_a = reinterpret_cast<const uint32_t*>(sa.ptr());
+  params.scale_b = reinterpret_cast<const uint32_t*>(sb.ptr());
+  params.bias = call.bias ? reinterpret_cast<const float*>(bias_buffer.ptr()) : nullptr;
+  params.out = reinterpret_cast<uint8_t*>(out.ptr());
+  params.fallback = reinterpret_cast<uint8_t*>(fallback.ptr());
+  params.m = call.m;
+  params.n = call.n;
+  params.k = call.k;
+  params.alpha = rowwise ? 0.0f
+                         : std::bit_cast<float>(call.scale_a.f32_bits[0]) * std::bit_cast<float>(call.scale_b.f32_bits[0]);
+  params.rowwise = rowwise;
+  params.column_first = alg.rowwise_order == RowwiseScaleOrder::column_first;
+  params.out_format = format_index(call.out_dtype);
+  params.terms = p.terms_per_step;
+  params.alignment_bits = p.alignment_fraction_bits;
+  params.product_fraction_bits = describe(call.a_dtype).fraction_bits + describe(call.b_dtype).fraction_bits;
+  params.result_bits = p.f32_result.fraction_bits;
+  params.exponent_floor = p.f32_result.exponent_floor.value_or(INT_MIN / 4);
+  params.single_chain = alg.accumulation == Accumulation::single_chain;
+  params.promotion_interval = alg.promotion_interval;
+  params.split_k = plan.split_k;
+  params.split_grain = alg.split_k_grain;
+  void* args[] = {&params};
+  const unsigned threads_per_block = 128;
+  const unsigned blocks = static_cast<unsigned>((elements + threads_per_block - 1) / threads_per_block);
+  if (elements > 0) {
+    if (CUresult r = d.launch((*module)->kernel, blocks, 1, 1, threads_per_block, 1, 1, 0, nullptr, args, nullptr);
+        r != CUDA_SUCCESS)
+      return Error(Errc::device_unavailable, "v1_scaled_mm launch failed: " + d.describe(r));
+    if (CUresult r = d.synchronize(); r != CUDA_SUCCESS)
+      return Error(Errc::device_unavailable, "v1_scaled_mm failed: " + d.describe(r));
+  }
+  std::vector<uint8_t> result(out_bytes), flags(elements);
+  d.to_host(result.data(), out.ptr(), out_bytes);
+  d.to_host(flags.data(), fallback.ptr(), elements);
+  // Rows with NaN or Inf, and flagged elements: the oracle, as on the fast CPU path.
+  std::vector<uint8_t> row_a(static_cast<size_t>(call.m)), row_b(static_cast<size_t>(call.n));
+  for (int64_t i = 0; i < call.m; ++i)
+    for (int64_t x = 0; x < call.k; ++x) row_a[i] |= special_a[call.a[i * call.k + x]];
+  for (int64_t j = 0; j < call.n; ++j)
+    for (int64_t x = 0; x < call.k; ++x) row_b[j] |= special_b[call.b[j * call.k + x]];
+  for (int64_t i = 0; i < call.m; ++i)
+    for (int64_t j = 0; j < call.n; ++j)
+      if (row_a[i] || row_b[j] || flags[i * call.n + j])
+        store_bits(call.out_dtype, result, i * call.n + j,
+                   oracle_epilogue(plan, call, i, j, oracle_dot_f32(plan, call, i, j)));
+  (void)threads;
+  return result;
+}
+
+}  // namespace mmaemu
+
+#else
+
+namespace mmaemu {
+
+Result<std::string> cuda_backend_device() {
+  return Error(Errc::unsupported, "this mmaemu was built without the CUDA toolkit's headers: --backend cuda is unavailable");
+}
+
+bool cuda_backend_supports(const Plan&, std::string* why) {
+  if (why) *why = "built without the CUDA toolkit's headers";
+  return false;
+}
+
+Result<std::vector<uint8_t>> emulate_cuda(const Plan&, const ScaledMmCall&, int) {
+  return Error(Errc::unsupported, "this mmaemu was built without the CUDA toolkit's headers: --backend cuda is unavailable");
+}
+
+}  // namespace mmaemu
+
+#endif

@@ -1,0 +1,82 @@
+// The generator of mmaemu/adversarial.hpp.
+#include "mmaemu/adversarial.hpp"
+
+#include <algorithm>
+
+namespace mmaemu {
+namespace {
+
+uint8_t fp8_code(Format f, CallDistribution d, std::mt19937& rng) {
+  const int exp_bits = f == Format::f8_e4m3 ? 4 : 5, frac_bits = 7 - exp_bits;
+  const int bias = (1 << (exp_bits - 1)) - 1;
+  const uint32_t sign = (rng() & 1) << 7;
+  auto pack = [&](int e) { return static_cast<uint8_t>(sign | (std::clamp(e, 0, (1 << exp_bits) - 2) << frac_bits) | (rng() & ((1 << frac_bits) - 1))); };
+  switch (d) {
+    case CallDistribution::normal: return pack(bias + static_cast<int>(rng() % 7) - 3);
+    case CallDistribution::wide: return static_cast<uint8_t>(rng());
+    case CallDistribution::small: return pack(static_cast<int>(rng() % 3));
+    case CallDistribution::cancel: return pack(bias + static_cast<int>(rng() % 3) - 1);
+    case CallDistribution::special: {
+      const uint8_t specials[] = {0x00, 0x80, 0x01, 0x81, 0x7F, 0xFF, 0x7E, 0xFE, 0x7C, 0xFC};
+      return rng() % 4 == 0 ? specials[rng() % 10] : pack(bias + static_cast<int>(rng() % 9) - 4);
+    }
+  }
+  return 0;
+}
+
+uint32_t random_scale(std::mt19937& rng) {
+  const uint32_t picks[] = {0x3F800000, 0x3D17F62B, 0x3FD9999A, 0x00000000, 0x00000001,
+                            0x7F7FFFFF, 0x3A000000, 0x4B000000};
+  if (rng() % 3 == 0) return picks[rng() % 8];
+  return (rng() & 0x807FFFFF) | ((120 + rng() % 16) << 23);
+}
+
+}  // namespace
+
+AdversarialCall random_adversarial_call(std::mt19937& rng, CallDistribution dist, const AdversarialShapes& shapes) {
+  const Format pairs[][2] = {{Format::f8_e4m3, Format::f8_e4m3}, {Format::f8_e4m3, Format::f8_e5m2},
+                             {Format::f8_e5m2, Format::f8_e4m3}};
+  const Format outs[] = {Format::bf16, Format::f16, Format::f32, Format::f8_e4m3, Format::f8_e5m2};
+  AdversarialCall c;
+  ScaledMmCall& call = c.call;
+  call.m = shapes.m[rng() % shapes.m.size()];
+  call.n = shapes.n[rng() % shapes.n.size()];
+  call.k = shapes.k[rng() % shapes.k.size()];
+  const auto& pair = pairs[rng() % 3];
+  call.a_dtype = pair[0];
+  call.b_dtype = pair[1];
+  c.a.resize(call.m * call.k);
+  c.b.resize(call.n * call.k);
+  for (auto& x : c.a) x = fp8_code(call.a_dtype, dist, rng);
+  for (auto& x : c.b) x = fp8_code(call.b_dtype, dist, rng);
+  if (dist == CallDistribution::cancel)  // make neighbouring products cancel
+    for (int64_t i = 0; i + 1 < call.k; i += 2)
+      for (int64_t r = 0; r < call.m; ++r) c.a[r * call.k + i + 1] = c.a[r * call.k + i] ^ 0x80;
+  if (dist == CallDistribution::cancel)
+    for (int64_t i = 0; i + 1 < call.k; i += 2)
+      for (int64_t r = 0; r < call.n; ++r) c.b[r * call.k + i + 1] = c.b[r * call.k + i];
+  call.a = c.a;
+  call.b = c.b;
+  if (rng() % 3 == 0) {
+    call.scale_a.per_row = call.scale_b.per_row = true;
+    call.scale_a.f32_bits.assign(call.m, 0);
+    call.scale_b.f32_bits.assign(call.n, 0);
+    for (auto& s : call.scale_a.f32_bits) s = random_scale(rng);
+    for (auto& s : call.scale_b.f32_bits) s = random_scale(rng);
+  } else {
+    call.scale_a = Scales::tensorwise(random_scale(rng));
+    call.scale_b = Scales::tensorwise(random_scale(rng));
+  }
+  call.out_dtype = outs[rng() % 5];
+  if (rng() % 3 == 0) {
+    const Format bf = rng() % 2 ? Format::bf16 : Format::f16;
+    c.bias.resize(call.n * 2);
+    for (int64_t j = 0; j < call.n; ++j) store_bits(bf, c.bias, j, rng() & 0xBFFF);
+    call.bias = Bias{bf, c.bias};
+  }
+  call.use_fast_accum = rng() % 2;
+  return c;
+}
+
+
+}  // namespace mmaemu
