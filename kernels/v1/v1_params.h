@@ -2,7 +2,18 @@
 // (lib/src/device/cuda_backend.cpp): one struct passed by value.
 #pragma once
 
+#if defined(__CUDACC_RTC__)
+// NVRTC compiles without the C library's headers.
+typedef signed char int8_t;
+typedef short int16_t;
+typedef int int32_t;
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+#else
 #include <stdint.h>
+#endif
 
 struct V1Operand {
   int16_t significand;  // signed; 0 for zeros (and for NaN/Inf, whose rows the host computes)

@@ -5,12 +5,8 @@
 // step cannot finish (subnormal or overflowing step results, FP8 outputs of an infinity) are
 // flagged and the host computes them with the oracle, as it does for rows with NaN/Inf inputs.
 // Built with -fmad=false, and every FP32 operation is an explicit _rn intrinsic: no contraction.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_fp8.h>
-
-#include <cstdint>
-
+// No CUDA header: the same source builds with nvcc (the fatbin) and with NVRTC (the fallback).
+#include "v1_convert.h"
 #include "v1_params.h"
 
 namespace {
@@ -83,14 +79,14 @@ __device__ uint32_t output_bits(int format, float y, bool& flag) {
   switch (format) {
     case 0: return y != y ? 0x7FFFFFFFu : bits;
     case 1: return y != y ? 0x7FFFu : (bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16;
-    case 2: return y != y ? 0x7FFFu : __half_as_ushort(__float2half_rn(y));
+    case 2: return y != y ? 0x7FFFu : v1_f32_to_f16(bits);
     default: {
       if (y != y) return 0x7Fu;
-      if (isinf(y)) {
+      if ((bits & 0x7FFFFFFFu) == 0x7F800000u) {  // infinity: the exact codec decides
         flag = true;
         return 0;
       }
-      return __nv_cvt_float_to_fp8(y, __NV_SATFINITE, format == 3 ? __NV_E4M3 : __NV_E5M2);
+      return v1_f32_to_fp8(bits, format == 3);
     }
   }
 }

@@ -9,8 +9,11 @@ export LD_LIBRARY_PATH=$PWD/.device/lib:${LD_LIBRARY_PATH:-}
 M=$PWD/.device/mmaemu
 mkdir -p "$W" "$P"
 $M info > "$W/info.txt" 2>&1
-$M conform --backend cuda --calls 200 --out "$W/conform-v1.json" > "$W/conform-v1.out" 2>&1
-echo "rc=$?" >> "$W/conform-v1.out"
+$M conform --backend cuda --calls 200 --out "$W/conform-v1-fatbin.json" > "$W/conform-v1-fatbin.out" 2>&1
+echo "rc=$?" >> "$W/conform-v1-fatbin.out"
+MMAEMU_FORCE_NVRTC=1 $M conform --backend cuda --calls 200 --seed 7 --out "$W/conform-v1-nvrtc.json" \
+  > "$W/conform-v1-nvrtc.out" 2>&1
+echo "rc=$?" >> "$W/conform-v1-nvrtc.out"
 for set in .device/truth/h200-dev .device/truth/h200-epilogue-dev .device/truth/h200-evo2-dev \
            tests/data/h200-subset tests/data/h200-recorded-configs tests/data/h200-recorded-grid; do
   name=$(basename "$set")

@@ -6,9 +6,13 @@
 
 #ifdef MMAEMU_HAVE_CUDA_HEADERS
 
+#include <dlfcn.h>
+#include <nvrtc.h>
+
 #include <algorithm>
 #include <bit>
 #include <climits>
+#include <cstdlib>
 #include <mutex>
 
 #include "v1/v1_params.h"
@@ -28,7 +32,65 @@ struct V1Module {
   device::Gpu gpu;
   CUmodule module = nullptr;
   CUfunction kernel = nullptr;
+  std::string origin;  // "fatbin" or "NVRTC sm_XY"
 };
+
+// NVRTC, loaded at run time: compiles the carried v1 sources to a cubin for this GPU.
+Result<std::vector<char>> compile_with_nvrtc(int major, int minor) {
+  using Create = nvrtcResult (*)(nvrtcProgram*, const char*, const char*, int, const char* const*, const char* const*);
+  using Compile = nvrtcResult (*)(nvrtcProgram, int, const char* const*);
+  using Size = nvrtcResult (*)(nvrtcProgram, size_t*);
+  using Get = nvrtcResult (*)(nvrtcProgram, char*);
+  using Destroy = nvrtcResult (*)(nvrtcProgram*);
+  void* so = nullptr;
+  for (const char* name : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"})
+    if ((so = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
+  if (!so) return Error(Errc::device_unavailable, "the fatbin has no code for this GPU and NVRTC (libnvrtc.so.13) could not be loaded");
+  auto create = reinterpret_cast<Create>(dlsym(so, "nvrtcCreateProgram"));
+  auto compile = reinterpret_cast<Compile>(dlsym(so, "nvrtcCompileProgram"));
+  auto log_size = reinterpret_cast<Size>(dlsym(so, "nvrtcGetProgramLogSize"));
+  auto get_log = reinterpret_cast<Get>(dlsym(so, "nvrtcGetProgramLog"));
+  auto cubin_size = reinterpret_cast<Size>(dlsym(so, "nvrtcGetCUBINSize"));
+  auto get_cubin = reinterpret_cast<Get>(dlsym(so, "nvrtcGetCUBIN"));
+  auto destroy = reinterpret_cast<Destroy>(dlsym(so, "nvrtcDestroyProgram"));
+  if (!create || !compile || !log_size || !get_log || !cubin_size || !get_cubin || !destroy)
+    return Error(Errc::device_unavailable, "libnvrtc lacks an entry point this build needs");
+  std::string main_source;
+  std::vector<std::string> header_names, header_texts;
+  for (const auto& t : embedded_kernel_sources()) {
+    if (t.name == "v1_scaled_mm.cu") main_source = t.text;
+    else {
+      header_names.emplace_back(t.name);
+      header_texts.emplace_back(t.text);
+    }
+  }
+  std::vector<const char*> names, texts;
+  for (size_t i = 0; i < header_names.size(); ++i) {
+    names.push_back(header_names[i].c_str());
+    texts.push_back(header_texts[i].c_str());
+  }
+  nvrtcProgram program = nullptr;
+  if (create(&program, main_source.c_str(), "v1_scaled_mm.cu", static_cast<int>(names.size()), texts.data(),
+             names.data()) != NVRTC_SUCCESS)
+    return Error(Errc::device_unavailable, "nvrtcCreateProgram failed");
+  const std::string arch = "--gpu-architecture=sm_" + std::to_string(major) + std::to_string(minor);
+  const char* options[] = {arch.c_str(), "-fmad=false", "--std=c++17"};
+  const nvrtcResult compiled = compile(program, 3, options);
+  std::vector<char> cubin;
+  std::string log;
+  size_t n = 0;
+  if (log_size(program, &n) == NVRTC_SUCCESS && n > 1) {
+    log.resize(n);
+    get_log(program, log.data());
+  }
+  if (compiled == NVRTC_SUCCESS && cubin_size(program, &n) == NVRTC_SUCCESS) {
+    cubin.resize(n);
+    get_cubin(program, cubin.data());
+  }
+  destroy(&program);
+  if (cubin.empty()) return Error(Errc::device_unavailable, "NVRTC could not compile the v1 kernel for " + arch + ": " + log);
+  return cubin;
+}
 
 Result<V1Module*> v1_module() {
   static std::mutex lock;
@@ -51,9 +113,26 @@ Result<V1Module*> v1_module() {
   auto m = std::make_unique<V1Module>();
   m->gpu = std::move(gpu).value();
   const auto& d = m->gpu.api;
-  if (CUresult r = d.module_load(&m->module, image->image.data()); r != CUDA_SUCCESS) {
-    failure = "the v1 module does not load on " + m->gpu.name + ": " + d.describe(r);
-    return Error(Errc::device_unavailable, failure);
+  // The carried fatbin first (SASS for sm_75..sm_90, PTX for newer GPUs); NVRTC when it has no
+  // code the driver can load, or when MMAEMU_FORCE_NVRTC=1 asks for the NVRTC path.
+  const char* force = std::getenv("MMAEMU_FORCE_NVRTC");
+  const bool nvrtc_only = force && std::string(force) == "1";
+  CUresult loaded_fatbin = CUDA_ERROR_NO_BINARY_FOR_GPU;
+  if (!nvrtc_only) loaded_fatbin = d.module_load(&m->module, image->image.data());
+  if (loaded_fatbin == CUDA_SUCCESS) {
+    m->origin = "fatbin";
+  } else {
+    auto cubin = compile_with_nvrtc(m->gpu.compute_major, m->gpu.compute_minor);
+    if (!cubin) {
+      failure = (nvrtc_only ? "" : "the v1 fatbin does not load on " + m->gpu.name + " (" + d.describe(loaded_fatbin) + "); ") +
+                cubin.error().message();
+      return Error(Errc::device_unavailable, failure);
+    }
+    if (CUresult r = d.module_load(&m->module, cubin->data()); r != CUDA_SUCCESS) {
+      failure = "the NVRTC-built v1 module does not load on " + m->gpu.name + ": " + d.describe(r);
+      return Error(Errc::device_unavailable, failure);
+    }
+    m->origin = "NVRTC sm_" + std::to_string(m->gpu.compute_major) + std::to_string(m->gpu.compute_minor);
   }
   if (CUresult r = d.module_function(&m->kernel, m->module, "v1_scaled_mm"); r != CUDA_SUCCESS)
     return Error(Errc::internal, "the v1 module lacks v1_scaled_mm: " + d.describe(r));
@@ -96,7 +175,7 @@ int format_index(Format f) {
 Result<std::string> cuda_backend_device() {
   auto module = v1_module();
   if (!module) return module.error();
-  return (*module)->gpu.name;
+  return (*module)->gpu.name + " (v1 from " + (*module)->origin + ")";
 }
 
 bool cuda_backend_supports(const Plan& plan, std::string* why) {

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "profile/embedded_profiles.hpp"
+
 namespace mmaemu {
 
 struct EmbeddedKernel {
@@ -14,5 +16,8 @@ struct EmbeddedKernel {
 };
 
 const std::vector<EmbeddedKernel>& embedded_kernels();
+
+// The kernel sources (for NVRTC), by file name.
+const std::vector<EmbeddedText>& embedded_kernel_sources();
 
 }  // namespace mmaemu
