@@ -103,7 +103,7 @@ Result<int> run_info(bool as_json) {
   std::cout << "CPU path: available (fast path, equal to the exact oracle)\n";
   std::cout << "kernel modules:";
   for (const auto& [module, bytes] : carried_kernel_modules()) std::cout << " " << module << " (" << bytes << " bytes)";
-  std::cout << (carried_kernel_modules().empty() ? " none\n" : "; emulation kernels: none yet\n");
+  std::cout << (carried_kernel_modules().empty() ? " none\n" : "\n");
   std::cout << "profiles:\n";
   for (const auto& p : profiles)
     std::cout << fmt::format("  {:<8} {:<12} {} {}; evidence: {}\n", p["name"].get<std::string>(),

@@ -104,10 +104,6 @@ DeviceReport probe_devices() {
     report.gpus.push_back(gpu);
   }
   if (report.gpus.empty()) report.why_unavailable = "the CUDA driver reports no GPU";
-  // The GPU emulation kernels (issue 5) are not built yet: say so rather than pretend.
-  if (report.why_unavailable.empty())
-    report.why_unavailable =
-        "no GPU kernel modules for emulation are built into this release yet (kernels/bin holds only the probes)";
   return report;
 }
 
