@@ -6,6 +6,7 @@
 
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "command.hpp"
 #include "mmaemu/adversarial.hpp"
@@ -62,8 +63,9 @@ Result<int> run_conform(const ConformOptions& o) {
       auto plan = profile->resolve(c.call);
       if (!plan) return plan.error();
       plan->split_k = 1 + static_cast<int>(rng() % 5);
-      auto expected = emulate(*plan, c.call, Backend::oracle, o.jobs > 0 ? o.jobs : 2);
-      auto got = emulate(*plan, c.call, backend, o.jobs);
+      const int threads = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+      auto expected = emulate(*plan, c.call, Backend::oracle, threads);
+      auto got = emulate(*plan, c.call, backend, threads);
       if (!expected) return expected.error();
       if (!got) return got.error();
       progress.step(name);
