@@ -1,0 +1,191 @@
+// mmaemu build-fatbin and check-dist: the kernel modules' fatbins, built with the pinned nvcc
+// (--release) or checked against their manifest by hashes alone (--check, check-dist).
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "command.hpp"
+#include "mmaemu/kernel_modules.hpp"
+#include "mmaemu/safetensors.hpp"
+#include "mmaemu/truth.hpp"
+
+namespace mmaemu::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr const char* kPinnedNvcc = "13.0";
+
+struct BuildOptions {
+  bool release = false, check = false, require_manifest = false, any_nvcc = false;
+  std::string source = MMAEMU_SOURCE_DIR, out, modules, nvcc = "/usr/local/cuda/bin/nvcc";
+};
+
+std::string quoted(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Runs a command, returning its exit status and its output (stdout and stderr together).
+std::pair<int, std::string> run(const std::string& command) {
+  std::string output;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) return {-1, "could not start: " + command};
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+// ptxas -v lines: registers, stack frame and spill bytes per kernel and architecture.
+json resources(const std::string& log) {
+  json out = json::object();
+  static const std::regex entry(R"(Compiling entry function '(\w+)' for '(\w+)')");
+  static const std::regex frame(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
+  static const std::regex regs(R"(Used (\d+) registers)");
+  std::string key;
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, entry)) key = m[1].str() + "@" + m[2].str();
+    else if (!key.empty() && std::regex_search(line, m, frame)) {
+      out[key]["stack_bytes"] = std::stoi(m[1]);
+      out[key]["spill_bytes"] = std::stoi(m[2]) + std::stoi(m[3]);
+    } else if (!key.empty() && std::regex_search(line, m, regs)) {
+      out[key]["registers"] = std::stoi(m[1]);
+    }
+  }
+  return out;
+}
+
+Result<json> read_json_or(const fs::path& path, json fallback) {
+  if (!fs::exists(path)) return fallback;
+  auto bytes = read_file_bytes(path);
+  if (!bytes) return bytes.error();
+  json j = json::parse(bytes->begin(), bytes->end(), nullptr, false);
+  if (j.is_discarded()) return Error(Errc::malformed, path.string() + ": not JSON");
+  return j;
+}
+
+Result<int> build(const BuildOptions& o, const fs::path& kernels, const fs::path& out) {
+  auto [status, version_text] = run(quoted(o.nvcc) + " --version");
+  std::smatch m;
+  static const std::regex release(R"(release (\d+\.\d+), V([\d.]+))");
+  if (status != 0 || !std::regex_search(version_text, m, release))
+    return Error(Errc::not_found, "build-fatbin: cannot run " + o.nvcc + " --version");
+  const std::string nvcc_release = m[1], nvcc_full = m[2];
+  if (nvcc_release != kPinnedNvcc && !o.any_nvcc)
+    return Error(Errc::unsupported, fmt::format("build-fatbin: nvcc {} is not the pinned {} (--any-nvcc builds anyway)",
+                                                nvcc_release, kPinnedNvcc));
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  auto manifest = read_json_or(out / "manifest.json", json{{"format", "mmaemu-kernels/1"}, {"modules", json::object()}});
+  if (!manifest) return manifest.error();
+  auto report = read_json_or(out / "build_report.json", json::object());
+  if (!report) return report.error();
+  std::vector<std::string> modules;
+  std::stringstream list(o.modules);
+  for (std::string name; std::getline(list, name, ',');)
+    if (!name.empty()) modules.push_back(name);
+  if (modules.empty()) modules = kernel_modules_in(kernels);
+  for (const auto& module : modules) {
+    auto spec = load_kernel_spec(kernels, module);
+    if (!spec) return spec.error();
+    std::string command = quoted(o.nvcc) + " -fatbin -O3 -Xptxas -v";
+    for (const auto& f : spec->nvcc_flags) command += " " + quoted(f);
+    for (const auto& a : spec->sass) command += " -gencode=arch=compute_" + a.substr(3) + ",code=" + a;
+    for (const auto& p : spec->ptx) command += " -gencode=arch=" + p + ",code=" + p;
+    const fs::path fatbin = out / (module + ".fatbin"), temporary = out / (module + ".fatbin.tmp");
+    command += " -o " + quoted(temporary.string());
+    for (const auto& s : spec->sources) command += " " + quoted((kernels / module / s).string());
+    spdlog::info("building {}", module);
+    auto [code, log] = run(command);
+    if (code != 0) {
+      fs::remove(temporary, ec);
+      return Error(Errc::io, "build-fatbin: " + module + ": nvcc failed:\n" + log);
+    }
+    const json used = resources(log);
+    for (const auto& [kernel, r] : used.items())
+      if (r.value("spill_bytes", 0) > 0 || r.value("stack_bytes", 0) > 0) {
+        fs::remove(temporary, ec);
+        return Error(Errc::unsupported, "build-fatbin: " + module + ": " + kernel + " spills or has a stack frame");
+      }
+    fs::rename(temporary, fatbin, ec);
+    if (ec) return Error(Errc::io, "build-fatbin: cannot write " + fatbin.string() + ": " + ec.message());
+    auto hash = sha256_file(fatbin);
+    auto source_hash = kernel_source_sha256(kernels, *spec);
+    if (!hash) return hash.error();
+    if (!source_hash) return source_hash.error();
+    (*manifest)["modules"][module] = {{"fatbin", module + ".fatbin"}, {"sha256", *hash},
+                                      {"source_sha256", *source_hash}, {"sources", spec->sources},
+                                      {"sass", spec->sass}, {"ptx", spec->ptx}, {"nvcc", nvcc_full},
+                                      {"nvcc_flags", spec->nvcc_flags}, {"bytes", fs::file_size(fatbin)}};
+    (*report)[module] = used;
+    std::cout << fmt::format("build-fatbin: {}: {} bytes, {} kernel images", module, fs::file_size(fatbin), used.size())
+              << std::endl;
+  }
+  if (auto ok = write_file_atomically(out / "build_report.json", report->dump(1) + "\n"); !ok) return ok.error();
+  if (auto ok = write_file_atomically(out / "manifest.json", manifest->dump(1) + "\n"); !ok) return ok.error();
+  return kExitOk;
+}
+
+Result<int> report_check(const std::string& what, const FatbinCheck& c) {
+  for (const auto& p : c.problems) std::cout << what << ": " << p << "\n";
+  std::cout << fmt::format("{}: {} module(s), {}", what, c.modules,
+                           c.problems.empty() ? "all up to date" : std::to_string(c.problems.size()) + " problem(s)")
+            << std::endl;
+  return c.problems.empty() ? kExitOk : kExitVerdictFailed;
+}
+
+Result<int> run_build_fatbin(const BuildOptions& o) {
+  if (o.release == o.check) return Error(Errc::invalid_argument, "build-fatbin: pass exactly one of --release, --check");
+  const fs::path kernels = fs::path(o.source) / "kernels";
+  const fs::path out = o.out.empty() ? kernels / "bin" : fs::path(o.out);
+  if (o.release) return build(o, kernels, out);
+  auto c = check_fatbins(kernels, out, o.require_manifest, true);
+  if (!c) return c.error();
+  return report_check("build-fatbin --check", *c);
+}
+
+struct DistOptions {
+  bool verify_manifest = false;
+  std::string dist = std::string(MMAEMU_SOURCE_DIR) + "/kernels/bin";
+};
+
+Result<int> run_check_dist(const DistOptions& o) {
+  if (!o.verify_manifest) return Error(Errc::invalid_argument, "check-dist: nothing to check (pass --verify-manifest)");
+  auto c = check_fatbins({}, o.dist, true, false);
+  if (!c) return c.error();
+  return report_check("check-dist", *c);
+}
+
+}  // namespace
+
+Runner setup_build_fatbin(CLI::App& app) {
+  auto o = std::make_shared<BuildOptions>();
+  app.add_flag("--release", o->release, "build every module (or --modules) with the pinned nvcc");
+  app.add_flag("--check", o->check, "sources and fatbins against the manifest, by hashes (no nvcc)");
+  app.add_flag("--require-manifest", o->require_manifest, "--check: a missing manifest is a failure");
+  app.add_option("--source", o->source, "the source tree holding kernels/")->capture_default_str();
+  app.add_option("--out", o->out, "where the fatbins go (default: SOURCE/kernels/bin)");
+  app.add_option("--modules", o->modules, "modules to build, comma-separated (default: all)");
+  app.add_option("--nvcc", o->nvcc, "the nvcc to run")->capture_default_str();
+  app.add_flag("--any-nvcc", o->any_nvcc, "build with an nvcc other than the pinned one");
+  return [o] { return run_build_fatbin(*o); };
+}
+
+Runner setup_check_dist(CLI::App& app) {
+  auto o = std::make_shared<DistOptions>();
+  app.add_flag("--verify-manifest", o->verify_manifest, "every fatbin's sha256 equals its manifest entry");
+  app.add_option("--dist", o->dist, "the folder of fatbins and manifest.json")->capture_default_str();
+  return [o] { return run_check_dist(*o); };
+}
+
+}  // namespace mmaemu::cli
