@@ -9,14 +9,12 @@
 
 #include "mmaemu/emulate.hpp"
 #include "mmaemu/exact.hpp"
+#include "cpu/fp8_codes.hpp"
 #include "oracle/output_rows.hpp"
 
 namespace mmaemu {
 namespace {
 
-// Zero operands get an exponent far below any real one: their products (zero) never win the
-// maximum and shift out entirely, so the loops below need no branches.
-constexpr int16_t kZeroExponent = -1000;
 constexpr int kNoTerm = -500;
 
 // One FP8 operand, decoded: value = sign * significand * 2^(exponent - fraction_bits).
@@ -31,25 +29,13 @@ struct DecodedRows {
 };
 
 DecodedRows decode_rows(Format format, std::span<const uint8_t> bytes, int64_t rows, int64_t k) {
-  const FormatDesc& d = describe(format);
-  Operand table[256];
-  bool special[256];
-  for (uint32_t code = 0; code < 256; ++code) {
-    const ExactValue v = decode(format, code);
-    special[code] = !v.is_finite();
-    table[code] = {0, kZeroExponent};
-    if (v.is_finite() && !v.is_zero()) {
-      const auto s = static_cast<int16_t>(v.magnitude.low64());
-      table[code] = {static_cast<int16_t>(v.negative ? -s : s),
-                     static_cast<int16_t>(v.exponent + d.fraction_bits)};
-    }
-  }
+  const auto table = decode_fp8_codes(format);
   DecodedRows out{std::vector<Operand>(static_cast<size_t>(rows * k)), std::vector<uint8_t>(rows, 0)};
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t i = 0; i < k; ++i) {
-      const uint8_t code = bytes[r * k + i];
-      out.values[r * k + i] = table[code];
-      out.special[r] |= special[code];
+      const Fp8Code& c = table[bytes[r * k + i]];
+      out.values[r * k + i] = {c.significand, c.exponent};
+      out.special[r] |= c.special;
     }
   return out;
 }

@@ -16,6 +16,7 @@
 #include <mutex>
 
 #include "v1/v1_params.h"
+#include "cpu/fp8_codes.hpp"
 #include "device/cuda_api.hpp"
 #include "device/embedded_kernels.hpp"
 #include "mmaemu/exact.hpp"
@@ -143,15 +144,10 @@ Result<V1Module*> v1_module() {
 std::vector<V1Operand> operand_table(Format format, std::vector<uint8_t>& special) {
   std::vector<V1Operand> table(256);
   special.assign(256, 0);
-  const FormatDesc& d = describe(format);
-  for (uint32_t code = 0; code < 256; ++code) {
-    const ExactValue v = decode(format, code);
-    special[code] = !v.is_finite();
-    table[code] = {0, -1000};
-    if (v.is_finite() && !v.is_zero()) {
-      const auto s = static_cast<int16_t>(v.magnitude.low64());
-      table[code] = {static_cast<int16_t>(v.negative ? -s : s), static_cast<int16_t>(v.exponent + d.fraction_bits)};
-    }
+  const auto codes = decode_fp8_codes(format);
+  for (size_t code = 0; code < 256; ++code) {
+    table[code] = {codes[code].significand, codes[code].exponent};
+    special[code] = codes[code].special;
   }
   return table;
 }
