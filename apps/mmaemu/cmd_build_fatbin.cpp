@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "command.hpp"
+#include "option_lists.hpp"
 #include "mmaemu/kernel_modules.hpp"
 #include "mmaemu/safetensors.hpp"
 #include "mmaemu/truth.hpp"
@@ -90,10 +91,7 @@ Result<int> build(const BuildOptions& o, const fs::path& kernels, const fs::path
   if (!manifest) return manifest.error();
   auto report = read_json_or(out / "build_report.json", json::object());
   if (!report) return report.error();
-  std::vector<std::string> modules;
-  std::stringstream list(o.modules);
-  for (std::string name; std::getline(list, name, ',');)
-    if (!name.empty()) modules.push_back(name);
+  std::vector<std::string> modules = split_list(o.modules);
   if (modules.empty()) modules = kernel_modules_in(kernels);
   for (const auto& module : modules) {
     auto spec = load_kernel_spec(kernels, module);

@@ -5,9 +5,9 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <random>
-#include <sstream>
 
 #include "command.hpp"
+#include "option_lists.hpp"
 #include "mmaemu/exact.hpp"
 #include "mmaemu/record.hpp"
 #include "mmaemu/replay.hpp"
@@ -22,14 +22,6 @@ struct RecordCliOptions {
   int64_t workspace = 1 << 20;
   uint64_t seed = 1;
 };
-
-std::vector<std::string> split(const std::string& text, char by) {
-  std::vector<std::string> parts;
-  std::stringstream in(text);
-  for (std::string part; std::getline(in, part, by);)
-    if (!part.empty()) parts.push_back(part);
-  return parts;
-}
 
 std::vector<uint8_t> bytes(std::span<const uint8_t> s) { return {s.begin(), s.end()}; }
 
@@ -79,26 +71,25 @@ uint32_t draw_scale(std::mt19937_64& rng) {
 Result<std::vector<RecordCall>> calls_from_grid(const RecordCliOptions& o) {
   std::vector<RecordCall> calls;
   uint64_t seed = o.seed;
-  for (const auto& shape : split(o.shapes, ',')) {
+  for (const auto& shape : split_list(o.shapes, ',')) {
     int64_t m = 0, n = 0, k = 0;
     if (std::sscanf(shape.c_str(), "%ldx%ldx%ld", &m, &n, &k) != 3 || m <= 0 || n <= 0 || k <= 0)
       return Error(Errc::invalid_argument, "--shapes: '" + shape + "' is not MxNxK");
-    for (const auto& pair : split(o.pairs, ',')) {
-      const auto ab = split(pair, 'x');
-      const auto fa = ab.size() == 2 ? format_from_name("f8_" + ab[0]) : std::nullopt;
-      const auto fb = ab.size() == 2 ? format_from_name("f8_" + ab[1]) : std::nullopt;
-      if (!fa || !fb) return Error(Errc::invalid_argument, "--pairs: '" + pair + "' is not like e4m3xe5m2");
-      for (const auto& dist : split(o.dists, ',')) {
+    for (const auto& pair : split_list(o.pairs, ',')) {
+      const auto formats = fp8_operand_pair(pair);
+      if (!formats) return Error(Errc::invalid_argument, "--pairs: '" + pair + "' is not like e4m3xe5m2");
+      const auto [fa, fb] = *formats;
+      for (const auto& dist : split_list(o.dists, ',')) {
         ++seed;
-        auto a = draw_fp8(*fa, dist, static_cast<size_t>(m * k), seed * 2);
+        auto a = draw_fp8(fa, dist, static_cast<size_t>(m * k), seed * 2);
         if (!a) return a.error();
-        auto b = draw_fp8(*fb, dist, static_cast<size_t>(n * k), seed * 2 + 1);
+        auto b = draw_fp8(fb, dist, static_cast<size_t>(n * k), seed * 2 + 1);
         if (!b) return b.error();
-        for (const auto& out : split(o.out_dtypes, ',')) {
+        for (const auto& out : split_list(o.out_dtypes, ',')) {
           const auto fo = format_from_name(out);
           if (!fo) return Error(Errc::invalid_argument, "--out-dtypes: unknown dtype '" + out + "'");
-          for (const auto& scale_mode : split(o.scales, ','))
-          for (const auto& bias : split(o.bias, ','))
+          for (const auto& scale_mode : split_list(o.scales, ','))
+          for (const auto& bias : split_list(o.bias, ','))
           for (bool fast : {false, true}) {
             if (scale_mode != "tensorwise" && scale_mode != "rowwise" && scale_mode != "one")
               return Error(Errc::invalid_argument, "--scales: '" + scale_mode + "' is not one, tensorwise or rowwise");
@@ -132,8 +123,8 @@ Result<std::vector<RecordCall>> calls_from_grid(const RecordCliOptions& o) {
             c.m = m;
             c.n = n;
             c.k = k;
-            c.a_dtype = *fa;
-            c.b_dtype = *fb;
+            c.a_dtype = fa;
+            c.b_dtype = fb;
             c.out_dtype = *fo;
             c.use_fast_accum = fast;
             c.a = *a;

@@ -10,10 +10,10 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
-#include <sstream>
 #include <thread>
 
 #include "command.hpp"
+#include "option_lists.hpp"
 #include "mmaemu/emulate.hpp"
 #include "mmaemu/profile.hpp"
 #include "mmaemu/replay.hpp"
@@ -33,14 +33,6 @@ struct SweepCliOptions {
   int replay_sample = 0;
   int64_t sample_max_macs = int64_t{1} << 30;
 };
-
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> parts;
-  std::stringstream in(text);
-  for (std::string part; std::getline(in, part, ',');)
-    if (!part.empty()) parts.push_back(part);
-  return parts;
-}
 
 Result<std::vector<int64_t>> parse_axis(const std::string& text, const char* option, int64_t from, int64_t to) {
   if (text.empty()) return documented_axis(from, to);
@@ -75,14 +67,13 @@ Result<SweepGrid> make_grid(const SweepCliOptions& o) {
       for (const auto& fast : split_list(o.fast_accum)) {
         if (fast != "off" && fast != "on") return Error(Errc::invalid_argument, "--fast-accum: '" + fast + "' is not off or on");
         for (const auto& pair : split_list(o.pairs)) {
-          const auto pos = pair.find('x');
-          const auto fa = pos == std::string::npos ? std::nullopt : format_from_name("f8_" + pair.substr(0, pos));
-          const auto fb = pos == std::string::npos ? std::nullopt : format_from_name("f8_" + pair.substr(pos + 1));
-          if (!fa || !fb) return Error(Errc::invalid_argument, "--pairs: '" + pair + "' is not like e4m3xe5m2");
+          const auto formats = fp8_operand_pair(pair);
+          if (!formats) return Error(Errc::invalid_argument, "--pairs: '" + pair + "' is not like e4m3xe5m2");
+          const auto [fa, fb] = *formats;
           for (const auto& out : split_list(o.out_dtypes)) {
             const auto fo = format_from_name(out);
             if (!fo) return Error(Errc::invalid_argument, "--out-dtypes: unknown dtype '" + out + "'");
-            g.keys.push_back({ws, mode == "rowwise", fast == "on", *fa, *fb, *fo});
+            g.keys.push_back({ws, mode == "rowwise", fast == "on", fa, fb, *fo});
           }
         }
       }
