@@ -96,7 +96,7 @@ Result<int> build(const BuildOptions& o, const fs::path& kernels, const fs::path
   for (const auto& module : modules) {
     auto spec = load_kernel_spec(kernels, module);
     if (!spec) return spec.error();
-    std::string command = quoted(o.nvcc) + " -fatbin -O3 -Xptxas -v";
+    std::string command = quoted(o.nvcc) + " -fatbin -O3 -Xptxas -v -I" + quoted((kernels / "common").string());
     for (const auto& f : spec->nvcc_flags) command += " " + quoted(f);
     for (const auto& a : spec->sass) command += " -gencode=arch=compute_" + a.substr(3) + ",code=" + a;
     for (const auto& p : spec->ptx) command += " -gencode=arch=" + p + ",code=" + p;

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "backend_option.hpp"
 #include "command.hpp"
 #include "mmaemu/emulate.hpp"
 #include "mmaemu/exact.hpp"
@@ -116,12 +117,9 @@ Result<int> run_gemm(const GemmOptions& o) {
   spdlog::debug("{}x{}x{} with profile {}: preset {}, algorithm {}, split-K {} ({})", call.m, call.n,
                call.k, plan->profile, plan->preset->name, plan->algorithm.name, plan->split_k,
                plan->split_k_source);
-  if (o.backend != "cpu" && o.backend != "oracle" && o.backend != "cuda")
-    return Error(Errc::invalid_argument, "--backend " + o.backend + ": expected cpu, oracle or cuda");
-  if (o.backend == "cuda")
-    if (auto gpu = cuda_backend_device(); !gpu)
-      return Error(gpu.error().code(), "--backend cuda: " + gpu.error().message());
-  auto out = emulate(*plan, call, o.backend == "cpu" ? Backend::cpu : o.backend == "cuda" ? Backend::cuda : Backend::oracle);
+  auto backend = open_backend(o.backend);
+  if (!backend) return backend.error();
+  auto out = emulate(*plan, call, *backend);
   if (!out) return out.error();
   const std::map<std::string, std::string> metadata = {
       {"mmaemu_version", kVersion},
@@ -160,7 +158,7 @@ Runner setup_gemm(CLI::App& app) {
   app.add_option("--n-full", o->n_full, "N the call ran at, when b holds only its first rows");
   app.add_option("--splits", o->splits, "the split-K count the library used, where known (e.g. logged by mmaemu record)");
   app.add_flag("--strict-envelope", o->strict_envelope, "refuse calls outside the profile's envelope");
-  app.add_option("--backend", o->backend, "cpu (fast path), oracle (the exact definition) or cuda (kernel v1 on GPU 0)")->capture_default_str();
+  app.add_option("--backend", o->backend, kBackendHelp)->capture_default_str();
   app.add_flag("--json", o->json, "print a JSON summary to stdout");
   return [o] { return run_gemm(*o); };
 }

@@ -72,9 +72,9 @@ Result<std::vector<RecordCall>> calls_from_grid(const RecordCliOptions& o) {
   std::vector<RecordCall> calls;
   uint64_t seed = o.seed;
   for (const auto& shape : split_list(o.shapes, ',')) {
-    int64_t m = 0, n = 0, k = 0;
-    if (std::sscanf(shape.c_str(), "%ldx%ldx%ld", &m, &n, &k) != 3 || m <= 0 || n <= 0 || k <= 0)
-      return Error(Errc::invalid_argument, "--shapes: '" + shape + "' is not MxNxK");
+    const auto parsed = gemm_shape(shape);
+    if (!parsed) return Error(Errc::invalid_argument, "--shapes: '" + shape + "' is not MxNxK");
+    const auto [m, n, k] = *parsed;
     for (const auto& pair : split_list(o.pairs, ',')) {
       const auto formats = fp8_operand_pair(pair);
       if (!formats) return Error(Errc::invalid_argument, "--pairs: '" + pair + "' is not like e4m3xe5m2");

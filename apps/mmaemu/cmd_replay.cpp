@@ -7,6 +7,7 @@
 #include <set>
 #include <thread>
 
+#include "backend_option.hpp"
 #include "command.hpp"
 #include "progress.hpp"
 #include "mmaemu/emulate.hpp"
@@ -49,16 +50,9 @@ std::string describe_failure(const Outcome& o) {
 }
 
 Result<int> run_replay(const ReplayOptions& o) {
-  Backend backend;
-  if (o.backend == "cpu") backend = Backend::cpu;
-  else if (o.backend == "oracle") backend = Backend::oracle;
-  else if (o.backend == "cuda") {
-    backend = Backend::cuda;
-    auto gpu = cuda_backend_device();
-    if (!gpu) return Error(gpu.error().code(), "--backend cuda: " + gpu.error().message());
-    spdlog::info("--backend cuda: kernel v1 on {}", *gpu);
-  }
-  else return Error(Errc::invalid_argument, "--backend " + o.backend + ": expected cpu, oracle or cuda");
+  auto opened = open_backend(o.backend);
+  if (!opened) return opened.error();
+  const Backend backend = *opened;
   auto set = load_truth_set(o.truth_dir);
   if (!set) return set.error();
   std::string profile_name = o.profile;
@@ -179,7 +173,7 @@ Runner setup_replay(CLI::App& app) {
   auto o = std::make_shared<ReplayOptions>();
   app.add_option("--truth-dir", o->truth_dir, "folder of an mmaemu-truth/1 set")->required();
   app.add_option("--profile", o->profile, "profile for scaled_mm recordings (default: by the set's GPU)");
-  app.add_option("--backend", o->backend, "cpu (fast path), oracle (the exact definition), cuda (with the kernels)")->capture_default_str();
+  app.add_option("--backend", o->backend, kBackendHelp)->capture_default_str();
   app.add_option("--jobs", o->jobs, "threads (default: all cores)");
   app.add_option("--json", o->json_path, "write a per-recording log to this file");
   app.add_option("--only", o->only, "replay only these recording ids");

@@ -46,6 +46,7 @@ Runner setup_record(CLI::App& app);
 Runner setup_sweep(CLI::App& app);
 Runner setup_probe(CLI::App& app);
 Runner setup_conform(CLI::App& app);
+Runner setup_bench(CLI::App& app);
 Runner setup_build_fatbin(CLI::App& app);
 Runner setup_check_dist(CLI::App& app);
 

@@ -33,6 +33,7 @@ const std::vector<Command>& command_table() {
       {"sweep", "Tabulate cuBLASLt's algorithm and split-K choice over a grid of shapes on a live GPU", setup_sweep},
       {"probe", "Probe single tensor-core instructions on a live GPU and judge every preset parameter", setup_probe},
       {"conform", "Check a backend (the CUDA kernels, the fast CPU path) against the oracle on random calls", setup_conform},
+      {"bench", "Time the emulation backends beside native cuBLASLt on the same inputs, bits compared (JSON)", setup_bench},
       {"build-fatbin", "Build the kernel modules with the pinned nvcc, or check them against their manifest", setup_build_fatbin},
       {"check-dist", "Check that every carried fatbin matches its manifest", setup_check_dist},
       {"selftest", "Check this installation in seconds: formats, presets, bundled truth", setup_selftest},

@@ -2,6 +2,9 @@
 // way by every subcommand.
 #pragma once
 
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -29,6 +32,22 @@ inline std::optional<std::pair<Format, Format>> fp8_operand_pair(const std::stri
   const auto b = format_from_name("f8_" + text.substr(pos + 1));
   if (!a || !b) return std::nullopt;
   return std::pair{*a, *b};
+}
+
+// A GEMM shape written like "1024x512x4096" (torch's M x N x K), each dimension positive.
+struct GemmShape {
+  int64_t m = 0, n = 0, k = 0;
+};
+inline std::optional<GemmShape> gemm_shape(const std::string& text) {
+  const auto parts = split_list(text, 'x');
+  if (parts.size() != 3 || std::count(text.begin(), text.end(), 'x') != 2) return std::nullopt;
+  int64_t v[3];
+  for (int i = 0; i < 3; ++i) {
+    const char* end = parts[i].data() + parts[i].size();
+    auto [ptr, ec] = std::from_chars(parts[i].data(), end, v[i]);
+    if (ec != std::errc() || ptr != end || v[i] <= 0) return std::nullopt;
+  }
+  return GemmShape{v[0], v[1], v[2]};
 }
 
 }  // namespace mmaemu::cli

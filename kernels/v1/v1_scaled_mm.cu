@@ -6,15 +6,15 @@
 // flagged and the host computes them with the oracle, as it does for rows with NaN/Inf inputs.
 // Built with -fmad=false, and every FP32 operation is an explicit _rn intrinsic: no contraction.
 // No CUDA header: the same source builds with nvcc (the fatbin) and with NVRTC (the fallback).
-#include "v1_convert.h"
-#include "v1_params.h"
+#include "epilogue.h"
+#include "scaled_mm_params.h"
 
 namespace {
 
 constexpr int kNoTerm = -500;
 
 // One step over the codes ca[0..n), cb[0..n), decoded through the tables as they are read.
-__device__ uint32_t fast_step(const V1Params& p, const uint8_t* ca, const uint8_t* cb, int n, uint32_t c,
+__device__ uint32_t fast_step(const ScaledMmParams& p, const uint8_t* ca, const uint8_t* cb, int n, uint32_t c,
                               bool& flag) {
   int max_exponent = kNoTerm;
   for (int i = 0; i < n; ++i)
@@ -35,7 +35,7 @@ __device__ uint32_t fast_step(const V1Params& p, const uint8_t* ca, const uint8_
   const int right_base = left + p.product_fraction_bits + unit;
   long long sum = 0;
   for (int i = 0; i < n; ++i) {
-    const V1Operand a = p.table_a[ca[i]], b = p.table_b[cb[i]];
+    const DecodedOperand a = p.table_a[ca[i]], b = p.table_b[cb[i]];
     const int32_t prod = int32_t{a.significand} * b.significand;
     const int32_t sign = prod >> 31;
     const unsigned long long magnitude = static_cast<uint32_t>((prod ^ sign) - sign);
@@ -65,7 +65,7 @@ __device__ uint32_t fast_step(const V1Params& p, const uint8_t* ca, const uint8_
 }
 
 // Steps over [begin, end) of a row of A and a row of B, each step from the previous one's result.
-__device__ uint32_t chain(const V1Params& p, const uint8_t* a, const uint8_t* b, long long begin, long long end,
+__device__ uint32_t chain(const ScaledMmParams& p, const uint8_t* a, const uint8_t* b, long long begin, long long end,
                           uint32_t c, bool& flag) {
   for (long long s = begin; s < end; s += p.terms) {
     const int n = static_cast<int>(min(static_cast<long long>(p.terms), end - s));
@@ -74,26 +74,9 @@ __device__ uint32_t chain(const V1Params& p, const uint8_t* a, const uint8_t* b,
   return c;
 }
 
-__device__ uint32_t output_bits(int format, float y, bool& flag) {
-  const uint32_t bits = __float_as_uint(y);
-  switch (format) {
-    case 0: return y != y ? 0x7FFFFFFFu : bits;
-    case 1: return y != y ? 0x7FFFu : (bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16;
-    case 2: return y != y ? 0x7FFFu : v1_f32_to_f16(bits);
-    default: {
-      if (y != y) return 0x7Fu;
-      if ((bits & 0x7FFFFFFFu) == 0x7F800000u) {  // infinity: the exact codec decides
-        flag = true;
-        return 0;
-      }
-      return v1_f32_to_fp8(bits, format == 3);
-    }
-  }
-}
-
 }  // namespace
 
-extern "C" __global__ void v1_scaled_mm(V1Params p) {
+extern "C" __global__ void v1_scaled_mm(ScaledMmParams p) {
   const long long index = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (index >= p.m * p.n) return;
   const long long i = index / p.n, j = index % p.n;
@@ -117,16 +100,5 @@ extern "C" __global__ void v1_scaled_mm(V1Params p) {
     }
     total = s == 0 ? partial : __fadd_rn(total, partial);
   }
-  float y;
-  if (!p.rowwise) {
-    y = __fmul_rn(total, p.alpha);
-  } else {
-    const float sa = __uint_as_float(p.scale_a[i]), sb = __uint_as_float(p.scale_b[j]);
-    y = p.column_first ? __fmul_rn(__fmul_rn(total, sb), sa) : __fmul_rn(__fmul_rn(total, sa), sb);
-  }
-  if (p.bias) y = __fadd_rn(y, p.bias[j]);
-  const uint32_t bits = output_bits(p.out_format, y, flag);
-  const int bytes = p.out_format == 0 ? 4 : p.out_format <= 2 ? 2 : 1;
-  for (int q = 0; q < bytes; ++q) p.out[index * bytes + q] = static_cast<uint8_t>(bits >> (8 * q));
-  p.fallback[index] = flag;
+  store_element(p, i, j, total, flag);
 }

@@ -35,7 +35,7 @@ with tempfile.TemporaryDirectory() as tmp:
     code, out = run("build-fatbin", "--check", "--require-manifest", "--source", tree)
     check("a changed kernel source without its fatbin fails", code == 1 and "v1: sources changed" in out, out)
     source.write_text(text)
-    header = tree / "kernels" / "v1" / "v1_convert.h"
+    header = tree / "kernels" / "common" / "output_convert.h"
     header.write_text(header.read_text() + "\n")
     code, out = run("build-fatbin", "--check", "--require-manifest", "--source", tree)
     check("a changed kernel header fails too", code == 1 and "stale" in out, out)

@@ -1,4 +1,4 @@
-// The kernels' integer float conversions (kernels/v1/v1_convert.h), compiled for the host, equal
+// The kernels' integer float conversions (kernels/common/output_convert.h), compiled for the host, equal
 // the exact codec: f32 to f16 (nearest even, overflow to infinity) and to FP8 (nearest even,
 // saturating) on every f32 exponent with edge and random fractions, both signs.
 #define CATCH_CONFIG_MAIN
@@ -7,7 +7,7 @@
 #include <random>
 
 #include "mmaemu/exact.hpp"
-#include "v1/v1_convert.h"
+#include "common/output_convert.h"
 
 using namespace mmaemu;
 
@@ -31,17 +31,17 @@ TEST_CASE("kernel conversions equal the exact codec", "[kernels][convert]") {
       for (uint32_t sign : {0u, 0x80000000u}) {
         const uint32_t x = sign | exponent << 23 | fraction;
         INFO(std::hex << x);
-        CHECK(v1_f32_to_f16(x) == convert(Format::f32, x, Format::f16, {Rounding::nearest_even, Overflow::ieee, -1}));
-        CHECK(v1_f32_to_fp8(x, true) ==
+        CHECK(f32_to_f16_bits(x) == convert(Format::f32, x, Format::f16, {Rounding::nearest_even, Overflow::ieee, -1}));
+        CHECK(f32_to_fp8_bits(x, true) ==
               convert(Format::f32, x, Format::f8_e4m3, {Rounding::nearest_even, Overflow::saturate, -1}));
-        CHECK(v1_f32_to_fp8(x, false) ==
+        CHECK(f32_to_fp8_bits(x, false) ==
               convert(Format::f32, x, Format::f8_e5m2, {Rounding::nearest_even, Overflow::saturate, -1}));
         ++checked;
       }
     }
   }
   // Infinities: f16 keeps them (the FP8 kernels leave infinities to the host's codec).
-  CHECK(v1_f32_to_f16(0x7F800000) == 0x7C00);
-  CHECK(v1_f32_to_f16(0xFF800000) == 0xFC00);
+  CHECK(f32_to_f16_bits(0x7F800000) == 0x7C00);
+  CHECK(f32_to_f16_bits(0xFF800000) == 0xFC00);
   std::cout << checked << " f32 values checked\n";
 }

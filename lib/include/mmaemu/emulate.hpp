@@ -3,6 +3,7 @@
 // oracle, element by element, wherever it does not apply.
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "mmaemu/scaled_mm.hpp"
@@ -12,20 +13,41 @@ namespace mmaemu {
 enum class Backend : uint8_t {
   oracle,  // exact integer arithmetic, one function per stage: slow, the definition
   cpu,     // the fast CPU path: 64-bit integer steps, native FP32 promotion and epilogue
-  cuda,    // the v1 kernel on GPU 0: the fast path's arithmetic, one thread per element
+  cuda,     // GPU 0, the best kernel module for the plan and the GPU (h1 where it applies, else v1)
+  cuda_v1,  // kernel module v1: the fast path's arithmetic, one thread per element, any GPU
+  cuda_h1,  // kernel module h1: the real wgmma step on Hopper (sm_90), hopper_fp8_wgmma_k32 only
 };
 
+// "oracle", "cpu", "cuda", "cuda-v1", "cuda-h1".
 std::string_view to_string(Backend backend);
+std::optional<Backend> backend_named(std::string_view name);
+bool is_cuda(Backend backend);
 
 // Whether the fast CPU path covers the plan's preset; if not, `why` says what it lacks.
 bool fast_path_supports(const Plan& plan, std::string* why = nullptr);
 
 // Whether the CUDA backend's v1 kernel covers the plan; if not, `why` says what it lacks.
 bool cuda_backend_supports(const Plan& plan, std::string* why = nullptr);
+// Whether kernel module h1 covers the plan on a GPU of compute capability major.minor: the
+// hopper_fp8_wgmma_k32 preset (the instruction h1 issues), promotion blocks and split-K grains
+// of whole 32-element steps, on sm_90.
+bool h1_supports(const Plan& plan, int compute_major, int compute_minor, std::string* why = nullptr);
 // Loads the driver and the v1 module on GPU 0: the GPU's name, or why the CUDA backend cannot run.
 Result<std::string> cuda_backend_device();
+// The kernel module a CUDA backend runs for the plan on GPU 0 ("v1" or "h1"), or why it cannot.
+Result<std::string> cuda_kernel_for(const Plan& plan, Backend backend);
+// Where the module's code came from on GPU 0: "fatbin" or "NVRTC sm_XY" (loading it if need be).
+Result<std::string> cuda_module_origin(const std::string& module);
+// What one CUDA call did, for benchmarks: the module, the kernel's wall time (launch to
+// synchronise, host clock) and how many elements the host's oracle finished.
+struct CudaRunStats {
+  std::string module;
+  double kernel_seconds = 0;
+  int64_t host_elements = 0;
+};
 // The call on GPU 0 (driver loaded at run time); an error says why no GPU path is there.
-Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& call, int threads = 1);
+Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& call, Backend backend = Backend::cuda,
+                                          CudaRunStats* stats = nullptr);
 
 // Computes the call with a backend; `threads` > 1 spreads rows over threads. The bits do not
 // depend on the backend or on the thread count.

@@ -131,12 +131,26 @@ uint32_t output_bits(Format out, float y) {
 
 }  // namespace
 
+namespace {
+constexpr std::pair<Backend, std::string_view> kBackendNames[] = {{Backend::oracle, "oracle"},   {Backend::cpu, "cpu"},
+                                                                  {Backend::cuda, "cuda"},       {Backend::cuda_v1, "cuda-v1"},
+                                                                  {Backend::cuda_h1, "cuda-h1"}};
+}  // namespace
+
 std::string_view to_string(Backend backend) {
-  switch (backend) {
-    case Backend::oracle: return "oracle";
-    case Backend::cuda: return "cuda";
-    default: return "cpu";
-  }
+  for (const auto& [b, name] : kBackendNames)
+    if (b == backend) return name;
+  return "cpu";
+}
+
+std::optional<Backend> backend_named(std::string_view name) {
+  for (const auto& [b, n] : kBackendNames)
+    if (n == name) return b;
+  return std::nullopt;
+}
+
+bool is_cuda(Backend backend) {
+  return backend == Backend::cuda || backend == Backend::cuda_v1 || backend == Backend::cuda_h1;
 }
 
 bool fast_path_supports(const Plan& plan, std::string* why) {
@@ -155,7 +169,7 @@ bool fast_path_supports(const Plan& plan, std::string* why) {
 }
 
 Result<std::vector<uint8_t>> emulate(const Plan& plan, const ScaledMmCall& call, Backend backend, int threads) {
-  if (backend == Backend::cuda) return emulate_cuda(plan, call, threads);
+  if (is_cuda(backend)) return emulate_cuda(plan, call, backend);
   if (backend == Backend::oracle || !fast_path_supports(plan)) return emulate_oracle(plan, call, threads);
   if (auto ok = validate_planned_call(plan, call); !ok) return ok.error();
   const DecodedRows a = decode_rows(call.a_dtype, call.a, call.m, call.k);

@@ -16,8 +16,6 @@
 namespace mmaemu {
 namespace {
 
-using device::DeviceBuffer;
-
 struct Outcome {
   bool ok = false;
   std::string skip_reason;
@@ -28,39 +26,17 @@ struct Outcome {
 
 Outcome run_call(const device::LtSession& s, const RecordCall& c, int64_t workspace_bytes) {
   Outcome o;
-  const auto& d = s.gpu.api;
-  const size_t out_bytes = static_cast<size_t>(c.m * c.n) * describe(c.out_dtype).storage_bytes();
-  DeviceBuffer a(d, c.a), b(d, c.b), sa(d, bytes_of(c.scale_a)), sb(d, bytes_of(c.scale_b)), bias(d, c.bias),
-      out(d, out_bytes), workspace(d, static_cast<size_t>(workspace_bytes));
-  if (!a.ok() || !b.ok() || !out.ok() || !workspace.ok()) {
-    o.skip_reason = "device memory could not be allocated";
+  auto run = device::run_native(s, c, workspace_bytes, 2);
+  if (!run) {
+    o.skip_reason = run.error().message();
     return o;
-  }
-  device::TorchScaledMm call(s, c, workspace_bytes, {sa.get(), sb.get(), bias.get()});
-  // C may alias D only when they share a type (beta = 0: C is never read, but must be valid).
-  const bool c_is_out = call.c_format() == c.out_dtype;
-  DeviceBuffer c_buffer(d, c_is_out ? 0 : static_cast<size_t>(c.m * c.n) * describe(call.c_format()).storage_bytes());
-  auto choice = call.choose();
-  if (!choice) {
-    o.skip_reason = choice.error().message();
-    return o;
-  }
-  std::vector<uint8_t> first(out_bytes), second(out_bytes);
-  for (auto* host : {&first, &second}) {
-    d.memset8(out.ptr(), 0xA5, out_bytes);  // poison: every element must be written
-    if (auto ran = call.run(a.get(), b.get(), c_is_out ? out.get() : c_buffer.get(), out.get(), workspace.get());
-        !ran) {
-      o.skip_reason = ran.error().message();
-      return o;
-    }
-    d.to_host(host->data(), out.ptr(), out_bytes);
   }
   o.ok = true;
-  o.deterministic = first == second;
-  o.out = std::move(first);
-  for (const auto& [name, value] : choice->attributes) o.algorithm[name] = value;
-  o.algorithm["workspace_size"] = choice->workspace_size;
-  o.algorithm["waves_count"] = choice->waves_count;
+  o.deterministic = run->deterministic;
+  o.out = std::move(run->out);
+  for (const auto& [name, value] : run->choice.attributes) o.algorithm[name] = value;
+  o.algorithm["workspace_size"] = run->choice.workspace_size;
+  o.algorithm["waves_count"] = run->choice.waves_count;
   return o;
 }
 

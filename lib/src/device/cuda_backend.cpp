@@ -1,24 +1,21 @@
-// The CUDA backend: the v1 kernel (kernels/v1) run through the driver on the carried fatbin. The
-// kernel computes every element the fast CPU path computes with integers and FP32; the host then
-// computes, with the oracle, the elements the kernel flags and those whose rows hold NaN or Inf,
-// exactly as the fast CPU path does, so the bits equal the oracle's.
+// The CUDA backend: kernel module v1 (the fast CPU path's arithmetic, any GPU from sm_75) or h1
+// (the real wgmma step, sm_90) run through the driver (device/kernel_loader). The kernels compute
+// every element they can; the host then computes, with the oracle, the elements a kernel flags and
+// those whose rows hold NaN or Inf, exactly as the fast CPU path does, so the bits equal the
+// oracle's.
 #include "mmaemu/emulate.hpp"
 
 #ifdef MMAEMU_HAVE_CUDA_HEADERS
 
-#include <dlfcn.h>
-#include <nvrtc.h>
-
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <climits>
-#include <cstdlib>
-#include <mutex>
 
-#include "v1/v1_params.h"
+#include "common/scaled_mm_params.h"
 #include "cpu/fp8_codes.hpp"
 #include "device/cuda_api.hpp"
-#include "device/embedded_kernels.hpp"
+#include "device/kernel_loader.hpp"
 #include "mmaemu/exact.hpp"
 #include "mmaemu/safetensors.hpp"
 #include "oracle/output_rows.hpp"
@@ -28,121 +25,8 @@ namespace {
 
 using device::DeviceBuffer;
 
-// The GPU and the v1 module, opened once per process.
-struct V1Module {
-  device::Gpu gpu;
-  CUmodule module = nullptr;
-  CUfunction kernel = nullptr;
-  std::string origin;  // "fatbin" or "NVRTC sm_XY"
-};
-
-// NVRTC, loaded at run time: compiles the carried v1 sources to a cubin for this GPU.
-Result<std::vector<char>> compile_with_nvrtc(int major, int minor) {
-  using Create = nvrtcResult (*)(nvrtcProgram*, const char*, const char*, int, const char* const*, const char* const*);
-  using Compile = nvrtcResult (*)(nvrtcProgram, int, const char* const*);
-  using Size = nvrtcResult (*)(nvrtcProgram, size_t*);
-  using Get = nvrtcResult (*)(nvrtcProgram, char*);
-  using Destroy = nvrtcResult (*)(nvrtcProgram*);
-  void* so = nullptr;
-  for (const char* name : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"})
-    if ((so = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
-  if (!so) return Error(Errc::device_unavailable, "the fatbin has no code for this GPU and NVRTC (libnvrtc.so.13) could not be loaded");
-  auto create = reinterpret_cast<Create>(dlsym(so, "nvrtcCreateProgram"));
-  auto compile = reinterpret_cast<Compile>(dlsym(so, "nvrtcCompileProgram"));
-  auto log_size = reinterpret_cast<Size>(dlsym(so, "nvrtcGetProgramLogSize"));
-  auto get_log = reinterpret_cast<Get>(dlsym(so, "nvrtcGetProgramLog"));
-  auto cubin_size = reinterpret_cast<Size>(dlsym(so, "nvrtcGetCUBINSize"));
-  auto get_cubin = reinterpret_cast<Get>(dlsym(so, "nvrtcGetCUBIN"));
-  auto destroy = reinterpret_cast<Destroy>(dlsym(so, "nvrtcDestroyProgram"));
-  if (!create || !compile || !log_size || !get_log || !cubin_size || !get_cubin || !destroy)
-    return Error(Errc::device_unavailable, "libnvrtc lacks an entry point this build needs");
-  std::string main_source;
-  std::vector<std::string> header_names, header_texts;
-  for (const auto& t : embedded_kernel_sources()) {
-    if (t.name == "v1_scaled_mm.cu") main_source = t.text;
-    else {
-      header_names.emplace_back(t.name);
-      header_texts.emplace_back(t.text);
-    }
-  }
-  std::vector<const char*> names, texts;
-  for (size_t i = 0; i < header_names.size(); ++i) {
-    names.push_back(header_names[i].c_str());
-    texts.push_back(header_texts[i].c_str());
-  }
-  nvrtcProgram program = nullptr;
-  if (create(&program, main_source.c_str(), "v1_scaled_mm.cu", static_cast<int>(names.size()), texts.data(),
-             names.data()) != NVRTC_SUCCESS)
-    return Error(Errc::device_unavailable, "nvrtcCreateProgram failed");
-  const std::string arch = "--gpu-architecture=sm_" + std::to_string(major) + std::to_string(minor);
-  const char* options[] = {arch.c_str(), "-fmad=false", "--std=c++17"};
-  const nvrtcResult compiled = compile(program, 3, options);
-  std::vector<char> cubin;
-  std::string log;
-  size_t n = 0;
-  if (log_size(program, &n) == NVRTC_SUCCESS && n > 1) {
-    log.resize(n);
-    get_log(program, log.data());
-  }
-  if (compiled == NVRTC_SUCCESS && cubin_size(program, &n) == NVRTC_SUCCESS) {
-    cubin.resize(n);
-    get_cubin(program, cubin.data());
-  }
-  destroy(&program);
-  if (cubin.empty()) return Error(Errc::device_unavailable, "NVRTC could not compile the v1 kernel for " + arch + ": " + log);
-  return cubin;
-}
-
-Result<V1Module*> v1_module() {
-  static std::mutex lock;
-  static std::unique_ptr<V1Module> loaded;
-  static std::string failure;
-  std::lock_guard<std::mutex> guard(lock);
-  if (loaded) {
-    loaded->gpu.api.set_current(loaded->gpu.context);
-    return loaded.get();
-  }
-  if (!failure.empty()) return Error(Errc::device_unavailable, failure);
-  const auto& modules = embedded_kernels();
-  const auto image = std::find_if(modules.begin(), modules.end(), [](const EmbeddedKernel& k) { return k.module == "v1"; });
-  if (image == modules.end()) return Error(Errc::unsupported, "this mmaemu carries no v1 kernel module");
-  auto gpu = device::open_gpu(0);
-  if (!gpu) {
-    failure = gpu.error().message();
-    return gpu.error();
-  }
-  auto m = std::make_unique<V1Module>();
-  m->gpu = std::move(gpu).value();
-  const auto& d = m->gpu.api;
-  // The carried fatbin first (SASS for sm_75..sm_90, PTX for newer GPUs); NVRTC when it has no
-  // code the driver can load, or when MMAEMU_FORCE_NVRTC=1 asks for the NVRTC path.
-  const char* force = std::getenv("MMAEMU_FORCE_NVRTC");
-  const bool nvrtc_only = force && std::string(force) == "1";
-  CUresult loaded_fatbin = CUDA_ERROR_NO_BINARY_FOR_GPU;
-  if (!nvrtc_only) loaded_fatbin = d.module_load(&m->module, image->image.data());
-  if (loaded_fatbin == CUDA_SUCCESS) {
-    m->origin = "fatbin";
-  } else {
-    auto cubin = compile_with_nvrtc(m->gpu.compute_major, m->gpu.compute_minor);
-    if (!cubin) {
-      failure = (nvrtc_only ? "" : "the v1 fatbin does not load on " + m->gpu.name + " (" + d.describe(loaded_fatbin) + "); ") +
-                cubin.error().message();
-      return Error(Errc::device_unavailable, failure);
-    }
-    if (CUresult r = d.module_load(&m->module, cubin->data()); r != CUDA_SUCCESS) {
-      failure = "the NVRTC-built v1 module does not load on " + m->gpu.name + ": " + d.describe(r);
-      return Error(Errc::device_unavailable, failure);
-    }
-    m->origin = "NVRTC sm_" + std::to_string(m->gpu.compute_major) + std::to_string(m->gpu.compute_minor);
-  }
-  if (CUresult r = d.module_function(&m->kernel, m->module, "v1_scaled_mm"); r != CUDA_SUCCESS)
-    return Error(Errc::internal, "the v1 module lacks v1_scaled_mm: " + d.describe(r));
-  loaded = std::move(m);
-  return loaded.get();
-}
-
-std::vector<V1Operand> operand_table(Format format, std::vector<uint8_t>& special) {
-  std::vector<V1Operand> table(256);
+std::vector<DecodedOperand> operand_table(Format format, std::vector<uint8_t>& special) {
+  std::vector<DecodedOperand> table(256);
   special.assign(256, 0);
   const auto codes = decode_fp8_codes(format);
   for (size_t code = 0; code < 256; ++code) {
@@ -152,8 +36,8 @@ std::vector<V1Operand> operand_table(Format format, std::vector<uint8_t>& specia
   return table;
 }
 
-std::span<const uint8_t> bytes_of(const std::vector<V1Operand>& t) {
-  return {reinterpret_cast<const uint8_t*>(t.data()), t.size() * sizeof(V1Operand)};
+std::span<const uint8_t> bytes_of(const std::vector<DecodedOperand>& t) {
+  return {reinterpret_cast<const uint8_t*>(t.data()), t.size() * sizeof(DecodedOperand)};
 }
 
 int format_index(Format f) {
@@ -169,9 +53,17 @@ int format_index(Format f) {
 }  // namespace
 
 Result<std::string> cuda_backend_device() {
-  auto module = v1_module();
-  if (!module) return module.error();
-  return (*module)->gpu.name + " (v1 from " + (*module)->origin + ")";
+  auto gpu = device::emulation_gpu();
+  if (!gpu) return gpu.error();
+  auto v1 = device::emulation_module("v1");
+  if (!v1) return v1.error();
+  return (*gpu)->name + " (v1 from " + (*v1)->origin + ")";
+}
+
+Result<std::string> cuda_module_origin(const std::string& module) {
+  auto m = device::emulation_module(module);
+  if (!m) return m.error();
+  return (*m)->origin;
 }
 
 bool cuda_backend_supports(const Plan& plan, std::string* why) {
@@ -186,14 +78,55 @@ bool cuda_backend_supports(const Plan& plan, std::string* why) {
   return reason.empty();
 }
 
-Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& call, int threads) {
+bool h1_supports(const Plan& plan, int compute_major, int compute_minor, std::string* why) {
+  std::string reason;
+  if (!cuda_backend_supports(plan, &reason)) {
+  } else if (plan.preset->name != "hopper_fp8_wgmma_k32") {
+    reason = "h1 issues wgmma, whose step is hopper_fp8_wgmma_k32, not " + plan.preset->name;
+  } else if (compute_major != 9 || compute_minor != 0) {
+    reason = "h1 needs an sm_90 GPU (wgmma), not sm_" + std::to_string(compute_major) + std::to_string(compute_minor);
+  } else if ((plan.algorithm.accumulation == Accumulation::promoted && plan.algorithm.promotion_interval % 32 != 0) ||
+             plan.algorithm.split_k_grain % 32 != 0) {
+    reason = "promotion blocks or split-K grains that are not whole 32-element steps";
+  }
+  if (why) *why = reason;
+  return reason.empty();
+}
+
+Result<std::string> cuda_kernel_for(const Plan& plan, Backend backend) {
+  auto gpu = device::emulation_gpu();
+  if (!gpu) return gpu.error();
   std::string why;
+  const bool h1 = h1_supports(plan, (*gpu)->compute_major, (*gpu)->compute_minor, &why);
+  if (backend == Backend::cuda_h1) {
+    if (!h1) return Error(Errc::unsupported, "--backend cuda-h1: " + why);
+    return std::string("h1");
+  }
+  if (backend == Backend::cuda && h1) return std::string("h1");
   if (!cuda_backend_supports(plan, &why))
     return Error(Errc::unsupported, "the CUDA backend (v1) does not cover " + plan.preset->name + ": " + why);
+  return std::string("v1");
+}
+
+Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& call, Backend backend,
+                                          CudaRunStats* stats) {
+  auto kernel_name = cuda_kernel_for(plan, backend);
+  if (!kernel_name) return kernel_name.error();
+  const bool h1 = *kernel_name == "h1";
   if (auto ok = validate_planned_call(plan, call); !ok) return ok.error();
-  auto module = v1_module();
+  auto gpu = device::emulation_gpu();
+  if (!gpu) return gpu.error();
+  auto module = device::emulation_module(*kernel_name);
   if (!module) return module.error();
-  const auto& d = (*module)->gpu.api;
+  const auto& d = (*gpu)->api;
+  std::string function = "v1_scaled_mm";
+  if (h1) {
+    auto pair_name = [](Format f) { return f == Format::f8_e4m3 ? "e4m3" : "e5m2"; };
+    function = std::string("h1_scaled_mm_") + pair_name(call.a_dtype) + "_" + pair_name(call.b_dtype);
+  }
+  CUfunction kernel = nullptr;
+  if (CUresult r = d.module_function(&kernel, (*module)->module, function.c_str()); r != CUDA_SUCCESS)
+    return Error(Errc::internal, "the " + *kernel_name + " module lacks " + function + ": " + d.describe(r));
   std::vector<uint8_t> special_a, special_b;
   const auto table_a = operand_table(call.a_dtype, special_a);
   const auto table_b = operand_table(call.b_dtype, special_b);
@@ -212,11 +145,11 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& 
                                                std::to_string(call.n) + "x" + std::to_string(call.k) + " call");
   const Preset& p = *plan.preset;
   const Algorithm& alg = plan.algorithm;
-  V1Params params{};
+  ScaledMmParams params{};
   params.a = reinterpret_cast<const uint8_t*>(a.ptr());
   params.b = reinterpret_cast<const uint8_t*>(b.ptr());
-  params.table_a = reinterpret_cast<const V1Operand*>(ta.ptr());
-  params.table_b = reinterpret_cast<const V1Operand*>(tb.ptr());
+  params.table_a = reinterpret_cast<const DecodedOperand*>(ta.ptr());
+  params.table_b = reinterpret_cast<const DecodedOperand*>(tb.ptr());
   params.scale_a = reinterpret_cast<const uint32_t*>(sa.ptr());
   params.scale_b = reinterpret_cast<const uint32_t*>(sb.ptr());
   params.bias = call.bias ? reinterpret_cast<const float*>(bias_buffer.ptr()) : nullptr;
@@ -240,30 +173,41 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& 
   params.split_k = plan.split_k;
   params.split_grain = alg.split_k_grain;
   void* args[] = {&params};
+  // v1: one thread per element; h1: one warpgroup per 64 x 64 tile.
   const unsigned threads_per_block = 128;
-  const unsigned blocks = static_cast<unsigned>((elements + threads_per_block - 1) / threads_per_block);
-  if (elements > 0) {
-    if (CUresult r = d.launch((*module)->kernel, blocks, 1, 1, threads_per_block, 1, 1, 0, nullptr, args, nullptr);
-        r != CUDA_SUCCESS)
-      return Error(Errc::device_unavailable, "v1_scaled_mm launch failed: " + d.describe(r));
-    if (CUresult r = d.synchronize(); r != CUDA_SUCCESS)
-      return Error(Errc::device_unavailable, "v1_scaled_mm failed: " + d.describe(r));
+  unsigned grid_x = static_cast<unsigned>((elements + threads_per_block - 1) / threads_per_block), grid_y = 1;
+  if (h1) {
+    grid_x = static_cast<unsigned>((call.n + 63) / 64);
+    grid_y = static_cast<unsigned>((call.m + 63) / 64);
+    if (grid_y > 65535) return Error(Errc::unsupported, "h1: m = " + std::to_string(call.m) + " exceeds 65535 x 64 rows");
   }
+  const auto launched = std::chrono::steady_clock::now();
+  if (elements > 0) {
+    if (CUresult r = d.launch(kernel, grid_x, grid_y, 1, threads_per_block, 1, 1, 0, nullptr, args, nullptr);
+        r != CUDA_SUCCESS)
+      return Error(Errc::device_unavailable, function + " launch failed: " + d.describe(r));
+    if (CUresult r = d.synchronize(); r != CUDA_SUCCESS)
+      return Error(Errc::device_unavailable, function + " failed: " + d.describe(r));
+  }
+  const double kernel_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - launched).count();
   std::vector<uint8_t> result(out_bytes), flags(elements);
   d.to_host(result.data(), out.ptr(), out_bytes);
   d.to_host(flags.data(), fallback.ptr(), elements);
   // Rows with NaN or Inf, and flagged elements: the oracle, as on the fast CPU path.
   std::vector<uint8_t> row_a(static_cast<size_t>(call.m)), row_b(static_cast<size_t>(call.n));
+  int64_t host_elements = 0;
   for (int64_t i = 0; i < call.m; ++i)
     for (int64_t x = 0; x < call.k; ++x) row_a[i] |= special_a[call.a[i * call.k + x]];
   for (int64_t j = 0; j < call.n; ++j)
     for (int64_t x = 0; x < call.k; ++x) row_b[j] |= special_b[call.b[j * call.k + x]];
   for (int64_t i = 0; i < call.m; ++i)
     for (int64_t j = 0; j < call.n; ++j)
-      if (row_a[i] || row_b[j] || flags[i * call.n + j])
+      if (row_a[i] || row_b[j] || flags[i * call.n + j]) {
         store_bits(call.out_dtype, result, i * call.n + j,
                    oracle_epilogue(plan, call, i, j, oracle_dot_f32(plan, call, i, j)));
-  (void)threads;
+        ++host_elements;
+      }
+  if (stats) *stats = {*kernel_name, kernel_seconds, host_elements};
   return result;
 }
 
@@ -282,7 +226,20 @@ bool cuda_backend_supports(const Plan&, std::string* why) {
   return false;
 }
 
-Result<std::vector<uint8_t>> emulate_cuda(const Plan&, const ScaledMmCall&, int) {
+bool h1_supports(const Plan&, int, int, std::string* why) {
+  if (why) *why = "built without the CUDA toolkit's headers";
+  return false;
+}
+
+Result<std::string> cuda_kernel_for(const Plan&, Backend) {
+  return Error(Errc::unsupported, "this mmaemu was built without the CUDA toolkit's headers: --backend cuda is unavailable");
+}
+
+Result<std::string> cuda_module_origin(const std::string&) {
+  return Error(Errc::unsupported, "this mmaemu was built without the CUDA toolkit's headers: --backend cuda is unavailable");
+}
+
+Result<std::vector<uint8_t>> emulate_cuda(const Plan&, const ScaledMmCall&, Backend, CudaRunStats*) {
   return Error(Errc::unsupported, "this mmaemu was built without the CUDA toolkit's headers: --backend cuda is unavailable");
 }
 

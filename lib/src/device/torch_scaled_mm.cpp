@@ -1,8 +1,12 @@
 #include "device/torch_scaled_mm.hpp"
 
+#include <chrono>
+
 #ifdef MMAEMU_HAVE_CUDA_HEADERS
 
 #include <tuple>
+
+#include "mmaemu/safetensors.hpp"
 
 namespace mmaemu::device {
 namespace {
@@ -104,6 +108,37 @@ Result<void> TorchScaledMm::run(const void* a, const void* b, void* c, void* out
   if (CUresult r = s_.gpu.api.synchronize(); r != CUDA_SUCCESS)
     return Error(Errc::device_unavailable, "cublasLtMatmul: " + s_.gpu.api.describe(r));
   return {};
+}
+
+Result<NativeRun> run_native(const LtSession& s, const RecordCall& c, int64_t workspace_bytes, int runs) {
+  const auto& d = s.gpu.api;
+  const size_t out_bytes = static_cast<size_t>(c.m * c.n) * describe(c.out_dtype).storage_bytes();
+  DeviceBuffer a(d, c.a), b(d, c.b), sa(d, bytes_of(c.scale_a)), sb(d, bytes_of(c.scale_b)), bias(d, c.bias),
+      out(d, out_bytes), workspace(d, static_cast<size_t>(workspace_bytes));
+  if (!a.ok() || !b.ok() || !out.ok() || !workspace.ok())
+    return Error(Errc::device_unavailable, "device memory could not be allocated");
+  TorchScaledMm call(s, c, workspace_bytes, {sa.get(), sb.get(), bias.get()});
+  // C may alias D only when they share a type (beta = 0: C is never read, but must be valid).
+  const bool c_is_out = call.c_format() == c.out_dtype;
+  DeviceBuffer c_buffer(d, c_is_out ? 0 : static_cast<size_t>(c.m * c.n) * describe(call.c_format()).storage_bytes());
+  auto choice = call.choose();
+  if (!choice) return choice.error();
+  NativeRun run;
+  run.choice = std::move(choice).value();
+  std::vector<uint8_t> again(out_bytes);
+  for (int r = 0; r < runs; ++r) {
+    d.memset8(out.ptr(), 0xA5, out_bytes);  // poison: every element must be written
+    d.synchronize();
+    const auto started = std::chrono::steady_clock::now();
+    if (auto ran = call.run(a.get(), b.get(), c_is_out ? out.get() : c_buffer.get(), out.get(), workspace.get()); !ran)
+      return ran.error();
+    run.seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    auto& host = r == 0 ? run.out : again;
+    host.resize(out_bytes);
+    d.to_host(host.data(), out.ptr(), out_bytes);
+    if (r > 0) run.deterministic = run.deterministic && again == run.out;
+  }
+  return run;
 }
 
 }  // namespace mmaemu::device

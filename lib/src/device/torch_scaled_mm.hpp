@@ -45,6 +45,17 @@ class TorchScaledMm {
   std::optional<cublasLtMatmulHeuristicResult_t> chosen_;
 };
 
+// One call run `runs` times as torch runs it (inputs on the GPU, the heuristic's first choice):
+// the first run's output, whether every run gave the same bits, the choice, and each run's
+// seconds (the matmul alone, launch to synchronise, host clock).
+struct NativeRun {
+  std::vector<uint8_t> out;
+  bool deterministic = true;
+  AlgorithmChoice choice;
+  std::vector<double> seconds;
+};
+Result<NativeRun> run_native(const LtSession& session, const RecordCall& call, int64_t workspace_bytes, int runs);
+
 }  // namespace mmaemu::device
 
 #endif

@@ -10,7 +10,7 @@
 #endif
 
 // f32 bits (not NaN) to f16 bits.
-MMAEMU_HD inline unsigned int v1_f32_to_f16(unsigned int x) {
+MMAEMU_HD inline unsigned int f32_to_f16_bits(unsigned int x) {
   const unsigned int sign = (x >> 16) & 0x8000u, ax = x & 0x7FFFFFFFu;
   if (ax >= 0x477FF000u) return sign | 0x7C00u;  // from 65520 (the tie above 65504) up: infinity
   if (ax >= 0x38800000u) {                        // normal f16: at least 2^-14
@@ -29,7 +29,7 @@ MMAEMU_HD inline unsigned int v1_f32_to_f16(unsigned int x) {
 
 // f32 bits (finite) to FP8 bits, saturating at the largest finite value: e4m3 (exponent_bits 4,
 // bias 7, largest 0x7E) or e5m2 (5, 15, 0x7B).
-MMAEMU_HD inline unsigned int v1_f32_to_fp8(unsigned int x, bool e4m3) {
+MMAEMU_HD inline unsigned int f32_to_fp8_bits(unsigned int x, bool e4m3) {
   const int mantissa_bits = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15;
   const unsigned int largest = e4m3 ? 0x7Eu : 0x7Bu;
   const unsigned int sign = (x >> 24) & 0x80u, ax = x & 0x7FFFFFFFu;

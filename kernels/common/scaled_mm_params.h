@@ -1,4 +1,4 @@
-// The parameters of the v1 kernel, shared by the kernel and the host launcher
+// The parameters of a scaled-mm kernel (v1, h1), shared by the kernels and the host launcher
 // (lib/src/device/cuda_backend.cpp): one struct passed by value.
 #pragma once
 
@@ -15,16 +15,16 @@ typedef unsigned long long uint64_t;
 #include <stdint.h>
 #endif
 
-struct V1Operand {
+struct DecodedOperand {
   int16_t significand;  // signed; 0 for zeros (and for NaN/Inf, whose rows the host computes)
   int16_t exponent;     // alignment exponent (min_exponent for subnormals); -1000 for zeros
 };
 
-struct V1Params {
+struct ScaledMmParams {
   const uint8_t* a;  // m x k codes
   const uint8_t* b;  // n x k codes
-  const V1Operand* table_a;  // 256 entries: the decoded codes of a's format
-  const V1Operand* table_b;
+  const DecodedOperand* table_a;  // 256 entries: the decoded codes of a's format (v1)
+  const DecodedOperand* table_b;
   const uint32_t* scale_a;  // f32 bits: m values (rowwise), else unused
   const uint32_t* scale_b;  // n values (rowwise)
   const float* bias;        // n values converted to f32, or null

@@ -1,0 +1,43 @@
+// The epilogue of torch._scaled_mm as the kernels compute it, after the FP32 sum of an element:
+// the scales (tensorwise folded into alpha, or rowwise in the algorithm's order), the bias, and
+// the output conversion. Every FP32 operation is an explicit _rn intrinsic: no contraction.
+#pragma once
+
+#include "output_convert.h"
+#include "scaled_mm_params.h"
+
+// The output bits of y; `flag` asks the host's exact codec to finish FP8 outputs of an infinity.
+__device__ inline uint32_t output_bits(int format, float y, bool& flag) {
+  const uint32_t bits = __float_as_uint(y);
+  switch (format) {
+    case 0: return y != y ? 0x7FFFFFFFu : bits;
+    case 1: return y != y ? 0x7FFFu : (bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16;
+    case 2: return y != y ? 0x7FFFu : f32_to_f16_bits(bits);
+    default: {
+      if (y != y) return 0x7Fu;
+      if ((bits & 0x7FFFFFFFu) == 0x7F800000u) {  // infinity: the exact codec decides
+        flag = true;
+        return 0;
+      }
+      return f32_to_fp8_bits(bits, format == 3);
+    }
+  }
+}
+
+// Scales, bias and conversion of element (i, j) whose FP32 sum is `total`; stores the output and
+// the host-fallback flag.
+__device__ inline void store_element(const ScaledMmParams& p, long long i, long long j, float total, bool flag) {
+  float y;
+  if (!p.rowwise) {
+    y = __fmul_rn(total, p.alpha);
+  } else {
+    const float sa = __uint_as_float(p.scale_a[i]), sb = __uint_as_float(p.scale_b[j]);
+    y = p.column_first ? __fmul_rn(__fmul_rn(total, sb), sa) : __fmul_rn(__fmul_rn(total, sa), sb);
+  }
+  if (p.bias) y = __fadd_rn(y, p.bias[j]);
+  const uint32_t bits = output_bits(p.out_format, y, flag);
+  const long long index = i * p.n + j;
+  const int bytes = p.out_format == 0 ? 4 : p.out_format <= 2 ? 2 : 1;
+  for (int q = 0; q < bytes; ++q) p.out[index * bytes + q] = static_cast<uint8_t>(bits >> (8 * q));
+  p.fallback[index] = flag;
+}
