@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs what mmaemu needs to build and test, from Debian's archive only. Idempotent: quiet and
-# quick when everything is already there.
+# Installs what mmaemu needs to build and test: Debian's packages, and cuobjdump pinned from PyPI
+# (scripts/install-cuobjdump.sh). Idempotent: quiet and quick when everything is already there.
 set -euo pipefail
 packages=(build-essential cmake ninja-build git python3 libcli11-dev libfmt-dev libspdlog-dev
           nlohmann-json3-dev catch2 libssl-dev)
@@ -9,6 +9,7 @@ for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
+  "$(dirname "$0")/install-cuobjdump.sh"
   exit 0
 fi
 echo "install-deps: installing ${missing[*]}" >&2
@@ -17,3 +18,4 @@ sudo=""
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+"$(dirname "$0")/install-cuobjdump.sh"

@@ -7,6 +7,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
+#include <cstdlib>
 #include <sstream>
 
 #include "command.hpp"
@@ -24,8 +26,8 @@ using nlohmann::json;
 constexpr const char* kPinnedNvcc = "13.0";
 
 struct BuildOptions {
-  bool release = false, check = false, require_manifest = false, any_nvcc = false;
-  std::string source = MMAEMU_SOURCE_DIR, out, modules, nvcc = "/usr/local/cuda/bin/nvcc";
+  bool release = false, check = false, require_manifest = false, any_nvcc = false, skip_listings = false;
+  std::string source = MMAEMU_SOURCE_DIR, out, modules, nvcc = "/usr/local/cuda/bin/nvcc", cuobjdump;
 };
 
 std::string quoted(const std::string& s) {
@@ -66,6 +68,92 @@ json resources(const std::string& log) {
   return out;
 }
 
+// cuobjdump: the one given, else $MMAEMU_CUOBJDUMP, the PATH's, the toolkit's, or the one
+// scripts/install-cuobjdump.sh put in the source tree; empty when there is none.
+std::string find_cuobjdump(const std::string& given, const fs::path& source) {
+  if (!given.empty()) return given;
+  if (const char* env = std::getenv("MMAEMU_CUOBJDUMP"); env && *env) return env;
+  if (run("command -v cuobjdump").first == 0) return "cuobjdump";
+  for (const fs::path& p : {fs::path("/usr/local/cuda/bin/cuobjdump"), source / ".tools" / "cuobjdump" / "bin" / "cuobjdump"})
+    if (fs::exists(p)) return p.string();
+  return {};
+}
+
+// The architectures a `cuobjdump --list-elf --list-ptx` listing names: SASS as sm_XY[a], PTX as
+// compute_XY[a].
+struct Listing {
+  std::set<std::string> sass, ptx;
+};
+Listing parse_listing(const std::string& text) {
+  Listing l;
+  static const std::regex elf(R"(ELF file\s+\d+: \S*\.(sm_\w+)\.cubin)"), ptx(R"(PTX file\s+\d+: \S*\.sm_(\w+)\.ptx)");
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, elf)) l.sass.insert(m[1]);
+    else if (std::regex_search(line, m, ptx)) l.ptx.insert("compute_" + m[1].str());
+  }
+  return l;
+}
+
+// What the listing of `fatbin` lacks or has beyond the architectures expected, one line each.
+Result<std::vector<std::string>> architecture_problems(const std::string& cuobjdump, const std::string& module,
+                                                       const fs::path& fatbin, const std::vector<std::string>& sass,
+                                                       const std::vector<std::string>& ptx, std::string* listing) {
+  auto [code, text] = run(quoted(cuobjdump) + " --list-elf --list-ptx " + quoted(fatbin.string()));
+  if (code != 0) return Error(Errc::io, module + ": " + cuobjdump + " failed on " + fatbin.string() + ":\n" + text);
+  if (listing) *listing = text;
+  const Listing l = parse_listing(text);
+  const std::set<std::string> want_sass(sass.begin(), sass.end()), want_ptx(ptx.begin(), ptx.end());
+  std::vector<std::string> problems;
+  auto compare = [&](const char* kind, const std::set<std::string>& want, const std::set<std::string>& got) {
+    for (const auto& a : want)
+      if (!got.count(a)) problems.push_back(fmt::format("{}: {} has no {} {}", module, fatbin.filename().string(), kind, a));
+    for (const auto& a : got)
+      if (!want.count(a)) problems.push_back(fmt::format("{}: {} has {} {}, not in its spec", module, fatbin.filename().string(), kind, a));
+  };
+  compare("SASS", want_sass, l.sass);
+  compare("PTX", want_ptx, l.ptx);
+  return problems;
+}
+
+// Instructions that would break bit-exactness if a kernel's PTX held them: contracted
+// multiply-adds, approximate or flushing arithmetic, approximate division.
+const std::vector<std::pair<std::regex, std::string>>& forbidden_ptx() {
+  static const std::vector<std::pair<std::regex, std::string>> rules = {
+      {std::regex(R"(^\s*(@!?%p\d+\s+)?(fma|mad)(\.\w+)*\.f(16|32|64)\b)"), "a floating-point multiply-add"},
+      {std::regex(R"(\.approx\b)"), "an approximate instruction"},
+      {std::regex(R"(\.ftz\b)"), "subnormal flushing (.ftz)"},
+      {std::regex(R"(^\s*(@!?%p\d+\s+)?div\.full\b)"), "approximate division (div.full)"}};
+  return rules;
+}
+
+// Compiles the module to PTX for `arch` (compute_XY[a]) and scans it; the number of instruction
+// lines, or the first forbidden one.
+Result<int> check_ptx(const BuildOptions& o, const fs::path& kernels, const KernelSpec& spec, const std::string& arch,
+                      const fs::path& scratch) {
+  std::string command = quoted(o.nvcc) + " -ptx -O3 -I" + quoted((kernels / "common").string()) + " -arch=" + arch;
+  for (const auto& f : spec.nvcc_flags) command += " " + quoted(f);
+  command += " -o " + quoted(scratch.string());
+  for (const auto& src : spec.sources) command += " " + quoted((kernels / spec.module / src).string());
+  auto [code, log] = run(command);
+  if (code != 0) return Error(Errc::io, "build-fatbin: " + spec.module + ": nvcc -ptx -arch=" + arch + " failed:\n" + log);
+  auto bytes = read_file_bytes(scratch);
+  if (!bytes) return bytes.error();
+  std::istringstream lines(std::string(bytes->begin(), bytes->end()));
+  int instructions = 0, number = 0;
+  for (std::string line; std::getline(lines, line);) {
+    ++number;
+    if (line.find(';') == std::string::npos || line.find("//") == 0) continue;
+    ++instructions;
+    for (const auto& [rule, what] : forbidden_ptx())
+      if (std::regex_search(line, rule))
+        return Error(Errc::unsupported, fmt::format("build-fatbin: {}: PTX for {} holds {} at line {}: {}", spec.module,
+                                                    arch, what, number, line));
+  }
+  return instructions;
+}
+
 Result<json> read_json_or(const fs::path& path, json fallback) {
   if (!fs::exists(path)) return fallback;
   auto bytes = read_file_bytes(path);
@@ -85,8 +173,13 @@ Result<int> build(const BuildOptions& o, const fs::path& kernels, const fs::path
   if (nvcc_release != kPinnedNvcc && !o.any_nvcc)
     return Error(Errc::unsupported, fmt::format("build-fatbin: nvcc {} is not the pinned {} (--any-nvcc builds anyway)",
                                                 nvcc_release, kPinnedNvcc));
+  const std::string cuobjdump = o.skip_listings ? "" : find_cuobjdump(o.cuobjdump, o.source);
+  if (cuobjdump.empty() && !o.skip_listings)
+    return Error(Errc::not_found,
+                 "build-fatbin: no cuobjdump to list the fatbins (scripts/install-cuobjdump.sh installs the pinned "
+                 "one; --skip-listings builds without listings)");
   std::error_code ec;
-  fs::create_directories(out, ec);
+  fs::create_directories(out / "listings", ec);
   auto manifest = read_json_or(out / "manifest.json", json{{"format", "mmaemu-kernels/1"}, {"modules", json::object()}});
   if (!manifest) return manifest.error();
   auto report = read_json_or(out / "build_report.json", json::object());
@@ -115,8 +208,37 @@ Result<int> build(const BuildOptions& o, const fs::path& kernels, const fs::path
         fs::remove(temporary, ec);
         return Error(Errc::unsupported, "build-fatbin: " + module + ": " + kernel + " spills or has a stack frame");
       }
+    // No forbidden instruction in the PTX of any architecture the module carries.
+    json ptx_check = json::object();
+    std::vector<std::string> arches;
+    for (const auto& a : spec->sass) arches.push_back("compute_" + a.substr(3));
+    for (const auto& a : spec->ptx)
+      if (std::find(arches.begin(), arches.end(), a) == arches.end()) arches.push_back(a);
+    for (const auto& arch : arches) {
+      auto instructions = check_ptx(o, kernels, *spec, arch, out / (module + ".ptx.tmp"));
+      fs::remove(out / (module + ".ptx.tmp"), ec);
+      if (!instructions) {
+        fs::remove(temporary, ec);
+        return instructions.error();
+      }
+      ptx_check[arch] = {{"instructions", *instructions}, {"forbidden", 0}};
+    }
     fs::rename(temporary, fatbin, ec);
     if (ec) return Error(Errc::io, "build-fatbin: cannot write " + fatbin.string() + ": " + ec.message());
+    // The fatbin's own listing: exactly the spec's architectures.
+    if (!cuobjdump.empty()) {
+      std::string listing;
+      auto problems = architecture_problems(cuobjdump, module, fatbin, spec->sass, spec->ptx, &listing);
+      if (!problems) return problems.error();
+      if (!problems->empty()) {
+        fs::remove(fatbin, ec);
+        return Error(Errc::unsupported, "build-fatbin: " + (*problems)[0]);
+      }
+      // Committed: the fatbin named by its file name, not by this machine's path.
+      for (size_t at; (at = listing.find(fatbin.string())) != std::string::npos;)
+        listing.replace(at, fatbin.string().size(), fatbin.filename().string());
+      if (auto ok = write_file_atomically(out / "listings" / (module + ".txt"), listing); !ok) return ok.error();
+    }
     auto hash = sha256_file(fatbin);
     auto source_hash = kernel_source_sha256(kernels, *spec);
     if (!hash) return hash.error();
@@ -125,7 +247,8 @@ Result<int> build(const BuildOptions& o, const fs::path& kernels, const fs::path
                                       {"source_sha256", *source_hash}, {"sources", spec->sources},
                                       {"sass", spec->sass}, {"ptx", spec->ptx}, {"nvcc", nvcc_full},
                                       {"nvcc_flags", spec->nvcc_flags}, {"bytes", fs::file_size(fatbin)}};
-    (*report)[module] = used;
+    (*report)[module] = {{"kernels", used}, {"ptx_check", ptx_check},
+                         {"listing", cuobjdump.empty() ? json(nullptr) : json("listings/" + module + ".txt")}};
     std::cout << fmt::format("build-fatbin: {}: {} bytes, {} kernel images", module, fs::file_size(fatbin), used.size())
               << std::endl;
   }
@@ -153,14 +276,31 @@ Result<int> run_build_fatbin(const BuildOptions& o) {
 }
 
 struct DistOptions {
-  bool verify_manifest = false;
-  std::string dist = std::string(MMAEMU_SOURCE_DIR) + "/kernels/bin";
+  bool verify_manifest = false, require_cuobjdump = false;
+  std::string dist = std::string(MMAEMU_SOURCE_DIR) + "/kernels/bin", cuobjdump;
 };
 
 Result<int> run_check_dist(const DistOptions& o) {
   if (!o.verify_manifest) return Error(Errc::invalid_argument, "check-dist: nothing to check (pass --verify-manifest)");
   auto c = check_fatbins({}, o.dist, true, false);
   if (!c) return c.error();
+  // Each fatbin's architectures, as cuobjdump lists them, against the manifest's.
+  const std::string cuobjdump = find_cuobjdump(o.cuobjdump, MMAEMU_SOURCE_DIR);
+  if (cuobjdump.empty()) {
+    if (o.require_cuobjdump) c->problems.push_back("no cuobjdump to list the fatbins (scripts/install-cuobjdump.sh)");
+    else spdlog::warn("check-dist: architectures not checked: no cuobjdump (scripts/install-cuobjdump.sh)");
+  } else if (c->problems.empty()) {
+    auto manifest = read_json_or(fs::path(o.dist) / "manifest.json", json::object());
+    if (!manifest) return manifest.error();
+    for (const auto& [module, entry] : (*manifest)["modules"].items()) {
+      auto problems = architecture_problems(cuobjdump, module, fs::path(o.dist) / entry.value("fatbin", module + ".fatbin"),
+                                            entry.value("sass", std::vector<std::string>()),
+                                            entry.value("ptx", std::vector<std::string>()), nullptr);
+      if (!problems) return problems.error();
+      c->problems.insert(c->problems.end(), problems->begin(), problems->end());
+    }
+    if (c->problems.empty()) std::cout << "check-dist: every fatbin's architectures equal its manifest's (cuobjdump)\n";
+  }
   return report_check("check-dist", *c);
 }
 
@@ -176,6 +316,8 @@ Runner setup_build_fatbin(CLI::App& app) {
   app.add_option("--modules", o->modules, "modules to build, comma-separated (default: all)");
   app.add_option("--nvcc", o->nvcc, "the nvcc to run")->capture_default_str();
   app.add_flag("--any-nvcc", o->any_nvcc, "build with an nvcc other than the pinned one");
+  app.add_option("--cuobjdump", o->cuobjdump, "the cuobjdump that lists the fatbins (default: found)");
+  app.add_flag("--skip-listings", o->skip_listings, "--release without cuobjdump listings and architecture check");
   return [o] { return run_build_fatbin(*o); };
 }
 
@@ -183,6 +325,8 @@ Runner setup_check_dist(CLI::App& app) {
   auto o = std::make_shared<DistOptions>();
   app.add_flag("--verify-manifest", o->verify_manifest, "every fatbin's sha256 equals its manifest entry");
   app.add_option("--dist", o->dist, "the folder of fatbins and manifest.json")->capture_default_str();
+  app.add_option("--cuobjdump", o->cuobjdump, "the cuobjdump that lists the fatbins (default: found)");
+  app.add_flag("--require-cuobjdump", o->require_cuobjdump, "fail when no cuobjdump can check the architectures");
   return [o] { return run_check_dist(*o); };
 }
 

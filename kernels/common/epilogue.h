@@ -3,6 +3,7 @@
 // the output conversion. Every FP32 operation is an explicit _rn intrinsic: no contraction.
 #pragma once
 
+#include "fp8_special.h"
 #include "output_convert.h"
 #include "scaled_mm_params.h"
 
@@ -25,7 +26,7 @@ __device__ inline uint32_t output_bits(int format, float y, bool& flag) {
 }
 
 // Scales, bias and conversion of element (i, j) whose FP32 sum is `total`; stores the output and
-// the host-fallback flag.
+// the host-fallback flag (set by the caller for rows with NaN/Inf, or here for FP8 infinities).
 __device__ inline void store_element(const ScaledMmParams& p, long long i, long long j, float total, bool flag) {
   float y;
   if (!p.rowwise) {
@@ -40,4 +41,5 @@ __device__ inline void store_element(const ScaledMmParams& p, long long i, long 
   const int bytes = p.out_format == 0 ? 4 : p.out_format <= 2 ? 2 : 1;
   for (int q = 0; q < bytes; ++q) p.out[index * bytes + q] = static_cast<uint8_t>(bits >> (8 * q));
   p.fallback[index] = flag;
+  if (flag) atomicAdd(p.flagged, 1u);
 }

@@ -3,11 +3,7 @@
 // tests/unit/kernel_convert_test.cpp checks them against the exact codec.
 #pragma once
 
-#if defined(__CUDACC__)
-#define MMAEMU_HD __host__ __device__
-#else
-#define MMAEMU_HD
-#endif
+#include "host_device.h"
 
 // f32 bits (not NaN) to f16 bits.
 MMAEMU_HD inline unsigned int f32_to_f16_bits(unsigned int x) {

@@ -30,10 +30,12 @@ struct ScaledMmParams {
   const float* bias;        // n values converted to f32, or null
   uint8_t* out;             // m x n in out_format
   uint8_t* fallback;        // m x n flags: the host computes these elements with the oracle
+  unsigned int* flagged;    // how many elements are flagged (the host reads the flags only if any)
   long long m, n, k;
   float alpha;  // fl32(scale_a * scale_b), tensorwise
   int rowwise, column_first;
   int out_format;  // 0 f32, 1 bf16, 2 f16, 3 f8_e4m3, 4 f8_e5m2
+  int a_e5m2, b_e5m2;  // the operands' FP8 formats: 1 e5m2, 0 e4m3
   int terms, alignment_bits, product_fraction_bits, result_bits, exponent_floor;
   int single_chain, promotion_interval, split_k, split_grain;
 };

@@ -3,7 +3,8 @@
 // block steps (alignment window, truncation toward zero, a truncated f32 result), promotion and
 // split-K reduction in FP32 with round-to-nearest-even, then the epilogue. Elements the integer
 // step cannot finish (subnormal or overflowing step results, FP8 outputs of an infinity) are
-// flagged and the host computes them with the oracle, as it does for rows with NaN/Inf inputs.
+// flagged and the host computes them with the oracle, as it does for elements whose rows hold
+// NaN/Inf codes (flagged as the codes are read).
 // Built with -fmad=false, and every FP32 operation is an explicit _rn intrinsic: no contraction.
 // No CUDA header: the same source builds with nvcc (the fatbin) and with NVRTC (the fallback).
 #include "epilogue.h"
@@ -69,6 +70,7 @@ __device__ uint32_t chain(const ScaledMmParams& p, const uint8_t* a, const uint8
                           uint32_t c, bool& flag) {
   for (long long s = begin; s < end; s += p.terms) {
     const int n = static_cast<int>(min(static_cast<long long>(p.terms), end - s));
+    for (int x = 0; x < n; ++x) flag |= special_code(a[s + x], p.a_e5m2) | special_code(b[s + x], p.b_e5m2);
     c = fast_step(p, a + s, b + s, n, c, flag);
   }
   return c;

@@ -1,12 +1,14 @@
-// The kernels' integer float conversions (kernels/common/output_convert.h), compiled for the host, equal
-// the exact codec: f32 to f16 (nearest even, overflow to infinity) and to FP8 (nearest even,
-// saturating) on every f32 exponent with edge and random fractions, both signs.
+// The kernels' host-compilable helpers equal the library's exact code: the integer float
+// conversions (kernels/common/output_convert.h) equal the exact codec: f32 to f16 (nearest even, overflow to infinity) and to FP8 (nearest even,
+// saturating) on every f32 exponent with edge and random fractions, both signs; the NaN/Inf test
+// (kernels/common/fp8_special.h) equals the format table on every code.
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include <random>
 
 #include "mmaemu/exact.hpp"
+#include "common/fp8_special.h"
 #include "common/output_convert.h"
 
 using namespace mmaemu;
@@ -44,4 +46,16 @@ TEST_CASE("kernel conversions equal the exact codec", "[kernels][convert]") {
   CHECK(f32_to_f16_bits(0x7F800000) == 0x7C00);
   CHECK(f32_to_f16_bits(0xFF800000) == 0xFC00);
   std::cout << checked << " f32 values checked\n";
+}
+
+TEST_CASE("the kernels' NaN/Inf test equals the format table", "[kernels][specials]") {
+  int specials = 0;
+  for (Format f : {Format::f8_e4m3, Format::f8_e5m2})
+    for (uint32_t code = 0; code < 256; ++code) {
+      const ExactValue v = decode(f, code);
+      INFO(describe(f).name << " code " << code);
+      CHECK(special_code(static_cast<unsigned char>(code), f == Format::f8_e5m2) == (v.is_nan() || v.is_infinity()));
+      specials += v.is_nan() || v.is_infinity();
+    }
+  CHECK(specials == 2 + 8);  // e4m3: two NaNs; e5m2: two infinities and six NaNs
 }

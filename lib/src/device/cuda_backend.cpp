@@ -25,14 +25,10 @@ namespace {
 
 using device::DeviceBuffer;
 
-std::vector<DecodedOperand> operand_table(Format format, std::vector<uint8_t>& special) {
+std::vector<DecodedOperand> operand_table(Format format) {
   std::vector<DecodedOperand> table(256);
-  special.assign(256, 0);
   const auto codes = decode_fp8_codes(format);
-  for (size_t code = 0; code < 256; ++code) {
-    table[code] = {codes[code].significand, codes[code].exponent};
-    special[code] = codes[code].special;
-  }
+  for (size_t code = 0; code < 256; ++code) table[code] = {codes[code].significand, codes[code].exponent};
   return table;
 }
 
@@ -127,9 +123,8 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& 
   CUfunction kernel = nullptr;
   if (CUresult r = d.module_function(&kernel, (*module)->module, function.c_str()); r != CUDA_SUCCESS)
     return Error(Errc::internal, "the " + *kernel_name + " module lacks " + function + ": " + d.describe(r));
-  std::vector<uint8_t> special_a, special_b;
-  const auto table_a = operand_table(call.a_dtype, special_a);
-  const auto table_b = operand_table(call.b_dtype, special_b);
+  const auto table_a = operand_table(call.a_dtype);
+  const auto table_b = operand_table(call.b_dtype);
   const bool rowwise = call.scale_a.rowwise();
   std::vector<uint32_t> bias(call.bias ? static_cast<size_t>(call.n) : 0);
   for (size_t j = 0; j < bias.size(); ++j)
@@ -139,8 +134,8 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& 
   DeviceBuffer a(d, call.a), b(d, call.b), ta(d, bytes_of(table_a)), tb(d, bytes_of(table_b)),
       sa(d, rowwise ? bytes_of(call.scale_a.f32_bits) : std::span<const uint8_t>()),
       sb(d, rowwise ? bytes_of(call.scale_b.f32_bits) : std::span<const uint8_t>()), bias_buffer(d, bytes_of(bias)),
-      out(d, out_bytes), fallback(d, elements);
-  if (!a.ok() || !b.ok() || !out.ok() || !fallback.ok())
+      out(d, out_bytes), fallback(d, elements), flagged(d, sizeof(unsigned));
+  if (!a.ok() || !b.ok() || !out.ok() || !fallback.ok() || !flagged.ok())
     return Error(Errc::device_unavailable, "device memory could not be allocated for a " + std::to_string(call.m) + "x" +
                                                std::to_string(call.n) + "x" + std::to_string(call.k) + " call");
   const Preset& p = *plan.preset;
@@ -155,6 +150,8 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& 
   params.bias = call.bias ? reinterpret_cast<const float*>(bias_buffer.ptr()) : nullptr;
   params.out = reinterpret_cast<uint8_t*>(out.ptr());
   params.fallback = reinterpret_cast<uint8_t*>(fallback.ptr());
+  params.flagged = reinterpret_cast<unsigned*>(flagged.ptr());
+  d.memset8(flagged.ptr(), 0, sizeof(unsigned));
   params.m = call.m;
   params.n = call.n;
   params.k = call.k;
@@ -163,6 +160,8 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& 
   params.rowwise = rowwise;
   params.column_first = alg.rowwise_order == RowwiseScaleOrder::column_first;
   params.out_format = format_index(call.out_dtype);
+  params.a_e5m2 = call.a_dtype == Format::f8_e5m2;
+  params.b_e5m2 = call.b_dtype == Format::f8_e5m2;
   params.terms = p.terms_per_step;
   params.alignment_bits = p.alignment_fraction_bits;
   params.product_fraction_bits = describe(call.a_dtype).fraction_bits + describe(call.b_dtype).fraction_bits;
@@ -190,23 +189,24 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& 
       return Error(Errc::device_unavailable, function + " failed: " + d.describe(r));
   }
   const double kernel_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - launched).count();
-  std::vector<uint8_t> result(out_bytes), flags(elements);
+  std::vector<uint8_t> result(out_bytes);
   d.to_host(result.data(), out.ptr(), out_bytes);
-  d.to_host(flags.data(), fallback.ptr(), elements);
-  // Rows with NaN or Inf, and flagged elements: the oracle, as on the fast CPU path.
-  std::vector<uint8_t> row_a(static_cast<size_t>(call.m)), row_b(static_cast<size_t>(call.n));
+  // The elements the kernel flagged (rows with NaN/Inf codes, results the integer step or the
+  // output conversion leaves to the exact codec): the oracle, as on the fast CPU path.
+  unsigned flagged_count = 0;
+  d.to_host(&flagged_count, flagged.ptr(), sizeof flagged_count);
   int64_t host_elements = 0;
-  for (int64_t i = 0; i < call.m; ++i)
-    for (int64_t x = 0; x < call.k; ++x) row_a[i] |= special_a[call.a[i * call.k + x]];
-  for (int64_t j = 0; j < call.n; ++j)
-    for (int64_t x = 0; x < call.k; ++x) row_b[j] |= special_b[call.b[j * call.k + x]];
-  for (int64_t i = 0; i < call.m; ++i)
-    for (int64_t j = 0; j < call.n; ++j)
-      if (row_a[i] || row_b[j] || flags[i * call.n + j]) {
-        store_bits(call.out_dtype, result, i * call.n + j,
-                   oracle_epilogue(plan, call, i, j, oracle_dot_f32(plan, call, i, j)));
-        ++host_elements;
-      }
+  if (flagged_count > 0) {
+    std::vector<uint8_t> flags(elements);
+    d.to_host(flags.data(), fallback.ptr(), elements);
+    for (int64_t i = 0; i < call.m; ++i)
+      for (int64_t j = 0; j < call.n; ++j)
+        if (flags[i * call.n + j]) {
+          store_bits(call.out_dtype, result, i * call.n + j,
+                     oracle_epilogue(plan, call, i, j, oracle_dot_f32(plan, call, i, j)));
+          ++host_elements;
+        }
+  }
   if (stats) *stats = {*kernel_name, kernel_seconds, host_elements};
   return result;
 }
