@@ -50,13 +50,13 @@ Result<int> run_conform(const ConformOptions& o) {
   if (*chosen == Backend::oracle) return Error(Errc::invalid_argument, "--backend oracle: conform compares a backend with the oracle");
   // The modules under test: every CUDA module for --backend cuda, else the one named.
   std::vector<Backend> modules;
-  if (*chosen == Backend::cuda) modules = {Backend::cuda_v1, Backend::cuda_h1};
+  if (*chosen == Backend::cuda) modules = {Backend::cuda_v1, Backend::cuda_v4, Backend::cuda_h1};
   else modules = {*chosen};
   std::string device = "this CPU";
   std::map<std::string, std::string> origins;
   if (is_cuda(*chosen)) {
     device = cuda_backend_device().value();
-    for (const char* m : {"v1", "h1"}) {
+    for (const char* m : {"v1", "v4", "h1"}) {
       auto origin = cuda_module_origin(m);
       origins[m] = origin ? *origin : "unavailable: " + origin.error().message();
     }
@@ -162,7 +162,7 @@ Result<int> run_conform(const ConformOptions& o) {
 
 Runner setup_conform(CLI::App& app) {
   auto o = std::make_shared<ConformOptions>();
-  app.add_option("--backend", o->backend, "cuda (every CUDA module: v1, h1), cuda-v1, cuda-h1 or cpu (the fast path)")
+  app.add_option("--backend", o->backend, "cuda (every CUDA module: v1, v4, h1), cuda-v1, cuda-v4, cuda-h1 or cpu (the fast path)")
       ->capture_default_str();
   app.add_option("--calls", o->calls, "random calls per distribution")->capture_default_str();
   app.add_option("--seed", o->seed, "seed of the calls")->capture_default_str();

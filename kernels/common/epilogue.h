@@ -3,7 +3,6 @@
 // the output conversion. Every FP32 operation is an explicit _rn intrinsic: no contraction.
 #pragma once
 
-#include "fp8_special.h"
 #include "output_convert.h"
 #include "scaled_mm_params.h"
 

@@ -31,11 +31,12 @@ struct ScaledMmParams {
   uint8_t* out;             // m x n in out_format
   uint8_t* fallback;        // m x n flags: the host computes these elements with the oracle
   unsigned int* flagged;    // how many elements are flagged (the host reads the flags only if any)
+  const uint8_t* special_rows_a;  // m flags: rows of a holding NaN/Inf codes (flag_special_rows)
+  const uint8_t* special_rows_b;  // n flags: rows of b
   long long m, n, k;
   float alpha;  // fl32(scale_a * scale_b), tensorwise
   int rowwise, column_first;
   int out_format;  // 0 f32, 1 bf16, 2 f16, 3 f8_e4m3, 4 f8_e5m2
-  int a_e5m2, b_e5m2;  // the operands' FP8 formats: 1 e5m2, 0 e4m3
   int terms, alignment_bits, product_fraction_bits, result_bits, exponent_floor;
   int single_chain, promotion_interval, split_k, split_grain;
 };

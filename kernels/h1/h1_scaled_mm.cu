@@ -5,8 +5,8 @@
 // block (scale-d 0 at the block's first step, 1 after), then the library's accumulation in
 // software: blocks of promotion_interval elements added in FP32 round-to-nearest, split-K slices
 // added in order, the epilogue of v1. K past a block's end is zero-filled: zero products change no
-// step. Elements whose rows hold NaN/Inf codes (marked as the tiles load) and FP8 outputs of an
-// infinity are flagged and finished by the host's oracle.
+// step. Elements whose rows hold NaN/Inf codes (marked by the flag_special_rows pre-pass) and FP8
+// outputs of an infinity are flagged and finished by the host's oracle.
 // A and B go through shared memory in the no-swizzle K-major layout the probes used: 8-row x
 // 16-byte core matrices, core matrix (row group r, K half h) at byte (r * 2 + h) * 128.
 // Simple by design: synchronous loads of 128 elements of K, then up to four steps back to back;
@@ -14,6 +14,7 @@
 // No CUDA header: NVRTC compiles it for sm_90a when the fatbin cannot be loaded.
 #include "epilogue.h"
 #include "scaled_mm_params.h"
+#include "special_rows.h"
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define MMAEMU_H1_WGMMA 1
@@ -46,10 +47,9 @@ __device__ inline uint64_t descriptor(uint32_t address) {
 
 // 64 rows x 128 codes of an operand (rows x k, row-major) from (row0, ks) into four 32-code
 // sub-tiles of kSubTileBytes each; codes at or past `stop` (and rows past `rows`) are zeros.
-// Thread t fills one 16-byte core-matrix row of each sub-tile, and marks its row in row_special
-// when it holds a NaN/Inf code.
+// Thread t fills one 16-byte core-matrix row of each sub-tile.
 __device__ inline void load_tile(uint8_t* tile, const uint8_t* src, long long rows, long long k, long long row0,
-                                 long long ks, long long stop, int e5m2, int* row_special) {
+                                 long long ks, long long stop) {
   const int r = threadIdx.x >> 1, half = threadIdx.x & 1;
   const long long row = row0 + r;
 #pragma unroll
@@ -65,10 +65,6 @@ __device__ inline void load_tile(uint8_t* tile, const uint8_t* src, long long ro
           if (col + b < stop) v.word[b >> 2] |= static_cast<uint32_t>(s[b]) << (8 * (b & 3));
       }
     }
-    bool special = false;
-#pragma unroll
-    for (int b = 0; b < 16; ++b) special |= special_code(static_cast<uint8_t>(v.word[b >> 2] >> (8 * (b & 3))), e5m2);
-    if (special) row_special[r] = 1;
     *reinterpret_cast<CoreRow*>(tile + q * kSubTileBytes + ((r >> 3) * 2 + half) * 128 + (r & 7) * 16) = v;
   }
 }
@@ -93,8 +89,6 @@ template <int Pair>
 __device__ void h1_tile(const ScaledMmParams& p) {
   __shared__ __align__(128) uint8_t tile_a[kTileRows * kLoadK];
   __shared__ __align__(128) uint8_t tile_b[kTileRows * kLoadK];
-  __shared__ int special_a[kTileRows], special_b[kTileRows];  // rows holding NaN/Inf codes
-  if (threadIdx.x < kTileRows) special_a[threadIdx.x] = special_b[threadIdx.x] = 0;  // before the first barrier
   const long long row0 = static_cast<long long>(blockIdx.y) * kTileRows;
   const long long col0 = static_cast<long long>(blockIdx.x) * kTileRows;
   const uint32_t sa = shared_address(tile_a), sb = shared_address(tile_b);
@@ -114,8 +108,8 @@ __device__ void h1_tile(const ScaledMmParams& p) {
       const long long stop = min(start + block, end);
       for (long long ks = start; ks < stop; ks += kLoadK) {
         __syncthreads();  // every warp's previous steps have read the tiles
-        load_tile(tile_a, p.a, p.m, p.k, row0, ks, stop, p.a_e5m2, special_a);
-        load_tile(tile_b, p.b, p.n, p.k, col0, ks, stop, p.b_e5m2, special_b);
+        load_tile(tile_a, p.a, p.m, p.k, row0, ks, stop);
+        load_tile(tile_b, p.b, p.n, p.k, col0, ks, stop);
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
         __syncthreads();
         asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
@@ -140,7 +134,7 @@ __device__ void h1_tile(const ScaledMmParams& p) {
   for (int r = 0; r < 32; ++r) {
     const long long i = row0 + warp * 16 + (lane >> 2) + 8 * ((r >> 1) & 1);
     const long long j = col0 + 8 * (r >> 2) + 2 * (lane & 3) + (r & 1);
-    if (i < p.m && j < p.n) store_element(p, i, j, total[r], special_a[i - row0] | special_b[j - col0]);
+    if (i < p.m && j < p.n) store_element(p, i, j, total[r], p.special_rows_a[i] | p.special_rows_b[j]);
   }
 }
 #endif

@@ -1,5 +1,5 @@
-// The CUDA backend: kernel module v1 (the fast CPU path's arithmetic, any GPU from sm_75) or h1
-// (the real wgmma step, sm_90) run through the driver (device/kernel_loader). The kernels compute
+// The CUDA backend: kernel module v1 (the fast CPU path's arithmetic, one thread per element, any
+// GPU from sm_75), v4 (the same arithmetic tiled) or h1 (the real wgmma step, sm_90) run through the driver (device/kernel_loader). The kernels compute
 // every element they can; the host then computes, with the oracle, the elements a kernel flags and
 // those whose rows hold NaN or Inf, exactly as the fast CPU path does, so the bits equal the
 // oracle's.
@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <tuple>
 #include <climits>
 
 #include "common/scaled_mm_params.h"
@@ -53,7 +54,12 @@ Result<std::string> cuda_backend_device() {
   if (!gpu) return gpu.error();
   auto v1 = device::emulation_module("v1");
   if (!v1) return v1.error();
-  return (*gpu)->name + " (v1 from " + (*v1)->origin + ")";
+  std::string origins = "v1 from " + (*v1)->origin;
+  for (const char* name : {"v4", "h1"}) {
+    auto m = device::emulation_module(name);
+    origins += std::string(", ") + name + (m ? " from " + (*m)->origin : ": unavailable");
+  }
+  return (*gpu)->name + " (" + origins + ")";
 }
 
 Result<std::string> cuda_module_origin(const std::string& module) {
@@ -95,13 +101,16 @@ Result<std::string> cuda_kernel_for(const Plan& plan, Backend backend) {
   std::string why;
   const bool h1 = h1_supports(plan, (*gpu)->compute_major, (*gpu)->compute_minor, &why);
   if (backend == Backend::cuda_h1) {
-    if (!h1) return Error(Errc::unsupported, "--backend cuda-h1: " + why);
+    if (!h1) return Error(Errc::unsupported, "h1 does not cover the plan: " + why);
     return std::string("h1");
   }
   if (backend == Backend::cuda && h1) return std::string("h1");
   if (!cuda_backend_supports(plan, &why))
-    return Error(Errc::unsupported, "the CUDA backend (v1) does not cover " + plan.preset->name + ": " + why);
-  return std::string("v1");
+    return Error(Errc::unsupported, "the CUDA kernels v1 and v4 do not cover " + plan.preset->name + ": " + why);
+  if (backend == Backend::cuda_v1) return std::string("v1");
+  if (plan.preset->terms_per_step > 64)
+    return Error(Errc::unsupported, "v4 holds steps of up to 64 terms, not " + std::to_string(plan.preset->terms_per_step));
+  return std::string("v4");
 }
 
 Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& call, Backend backend,
@@ -115,7 +124,7 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& 
   auto module = device::emulation_module(*kernel_name);
   if (!module) return module.error();
   const auto& d = (*gpu)->api;
-  std::string function = "v1_scaled_mm";
+  std::string function = *kernel_name + "_scaled_mm";
   if (h1) {
     auto pair_name = [](Format f) { return f == Format::f8_e4m3 ? "e4m3" : "e5m2"; };
     function = std::string("h1_scaled_mm_") + pair_name(call.a_dtype) + "_" + pair_name(call.b_dtype);
@@ -134,8 +143,9 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& 
   DeviceBuffer a(d, call.a), b(d, call.b), ta(d, bytes_of(table_a)), tb(d, bytes_of(table_b)),
       sa(d, rowwise ? bytes_of(call.scale_a.f32_bits) : std::span<const uint8_t>()),
       sb(d, rowwise ? bytes_of(call.scale_b.f32_bits) : std::span<const uint8_t>()), bias_buffer(d, bytes_of(bias)),
-      out(d, out_bytes), fallback(d, elements), flagged(d, sizeof(unsigned));
-  if (!a.ok() || !b.ok() || !out.ok() || !fallback.ok() || !flagged.ok())
+      out(d, out_bytes), fallback(d, elements), flagged(d, sizeof(unsigned)), rows_a(d, static_cast<size_t>(call.m)),
+      rows_b(d, static_cast<size_t>(call.n));
+  if (!a.ok() || !b.ok() || !out.ok() || !fallback.ok() || !flagged.ok() || !rows_a.ok() || !rows_b.ok())
     return Error(Errc::device_unavailable, "device memory could not be allocated for a " + std::to_string(call.m) + "x" +
                                                std::to_string(call.n) + "x" + std::to_string(call.k) + " call");
   const Preset& p = *plan.preset;
@@ -160,8 +170,8 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& 
   params.rowwise = rowwise;
   params.column_first = alg.rowwise_order == RowwiseScaleOrder::column_first;
   params.out_format = format_index(call.out_dtype);
-  params.a_e5m2 = call.a_dtype == Format::f8_e5m2;
-  params.b_e5m2 = call.b_dtype == Format::f8_e5m2;
+  params.special_rows_a = reinterpret_cast<const uint8_t*>(rows_a.ptr());
+  params.special_rows_b = reinterpret_cast<const uint8_t*>(rows_b.ptr());
   params.terms = p.terms_per_step;
   params.alignment_bits = p.alignment_fraction_bits;
   params.product_fraction_bits = describe(call.a_dtype).fraction_bits + describe(call.b_dtype).fraction_bits;
@@ -171,14 +181,30 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& 
   params.promotion_interval = alg.promotion_interval;
   params.split_k = plan.split_k;
   params.split_grain = alg.split_k_grain;
+  // The pre-pass: rows of a and of b that hold NaN/Inf codes, one warp per row.
+  CUfunction flag_rows = nullptr;
+  if (CUresult r = d.module_function(&flag_rows, (*module)->module, "flag_special_rows"); r != CUDA_SUCCESS)
+    return Error(Errc::internal, "the " + *kernel_name + " module lacks flag_special_rows: " + d.describe(r));
+  for (const auto& [codes, rows, format, flags] :
+       {std::tuple{a.ptr(), call.m, call.a_dtype, rows_a.ptr()}, std::tuple{b.ptr(), call.n, call.b_dtype, rows_b.ptr()}}) {
+    CUdeviceptr codes_ptr = codes, flags_ptr = flags;
+    long long row_count = rows, k = call.k;
+    int e5m2 = format == Format::f8_e5m2;
+    void* flag_args[] = {&codes_ptr, &row_count, &k, &e5m2, &flags_ptr};
+    if (CUresult r = d.launch(flag_rows, static_cast<unsigned>((rows + 3) / 4), 1, 1, 128, 1, 1, 0, nullptr, flag_args,
+                              nullptr);
+        r != CUDA_SUCCESS)
+      return Error(Errc::device_unavailable, "flag_special_rows launch failed: " + d.describe(r));
+  }
   void* args[] = {&params};
-  // v1: one thread per element; h1: one warpgroup per 64 x 64 tile.
-  const unsigned threads_per_block = 128;
+  // v1: one thread per element; v4: 256 threads per 64 x 64 tile; h1: one warpgroup per 64 x 64 tile.
+  const unsigned threads_per_block = *kernel_name == "v4" ? 256 : 128;
   unsigned grid_x = static_cast<unsigned>((elements + threads_per_block - 1) / threads_per_block), grid_y = 1;
-  if (h1) {
+  if (*kernel_name != "v1") {
     grid_x = static_cast<unsigned>((call.n + 63) / 64);
     grid_y = static_cast<unsigned>((call.m + 63) / 64);
-    if (grid_y > 65535) return Error(Errc::unsupported, "h1: m = " + std::to_string(call.m) + " exceeds 65535 x 64 rows");
+    if (grid_y > 65535)
+      return Error(Errc::unsupported, *kernel_name + ": m = " + std::to_string(call.m) + " exceeds 65535 x 64 rows");
   }
   const auto launched = std::chrono::steady_clock::now();
   if (elements > 0) {
