@@ -193,6 +193,29 @@ expect_error("record refuses a bad scale mode", ["record", "--out", tmp / "r", "
 expect_error("probe --data of a missing file", ["probe", "--out", tmp / "p.json", "--data", tmp / "none.safetensors"],
              lambda c: c == 3, "none.safetensors")
 
+# bench: JSON on stdout, the table on stderr; every backend's bits compared
+code, out, err = run("bench", "--shapes", "32x48x100,17x5x64", "--backends", "cpu,oracle", "--repeats", "2")
+try:
+    bench = json.loads(out)
+except ValueError:
+    bench = {}
+check("bench times cpu and oracle and compares their bits", code == 0 and bench.get("format") == "mmaemu-bench/1"
+      and len(bench.get("results", [])) == 4 and all(r["bits_equal_first"] and r["runs"] == 2 for r in bench["results"])
+      and "32x48x100" in err, out[:300] + err)
+expect_error("bench refuses an unknown backend", ["bench", "--backends", "cpu,gpu9"], lambda c: c == 2, "--backend gpu9")
+expect_error("bench refuses a bad shape", ["bench", "--shapes", "64x64"], lambda c: c == 2, "--shapes: '64x64'")
+if not has_driver:
+    expect_error("bench --backends cuda-h1 without a GPU says why", ["bench", "--backends", "cuda-h1"],
+                 lambda c: c == 8, "libcuda.so.1")
+    expect_error("conform --backend cuda-v4 without a GPU says why", ["conform", "--backend", "cuda-v4"],
+                 lambda c: c == 8, "libcuda.so.1")
+code, out, err = run("conform", "--backend", "cpu", "--calls", "3", "--jobs", "2", "--out", tmp / "conform.json")
+matrix = json.loads((tmp / "conform.json").read_text())["matrix"] if (tmp / "conform.json").exists() else {}
+check("conform --backend cpu: the fast path equals the oracle on every FP8 preset it covers",
+      code == 0 and matrix.get("cpu", {}).get("hopper_fp8_wgmma_k32", {}).get("verdict") == "PASS"
+      and matrix["cpu"].get("ada_fp8_mma_k32", {}).get("verdict") == "PASS"
+      and matrix["cpu"].get("blackwell_fp8_mma_k32", {}).get("verdict") == "not covered", out + err)
+
 # selftest and its cache
 code, out, err = run("selftest", "--force")
 last = out.strip().splitlines()[-1] if out.strip() else ""
