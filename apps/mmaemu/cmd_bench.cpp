@@ -56,7 +56,7 @@ Result<std::vector<std::string>> chosen_backends(const BenchOptions& o) {
   }
   std::vector<std::string> names = {"cpu"};
   if (auto gpu = cuda_backend_device(); gpu) {
-    names.insert(names.begin(), {"cublaslt", "cuda-h1", "cuda-v4", "cuda-v1"});
+    names.insert(names.begin(), {"cublaslt", "cuda-h4", "cuda-h1", "cuda-v4", "cuda-v1"});
   } else {
     spdlog::warn("bench: no GPU backend: {}", gpu.error().message());
   }
@@ -202,8 +202,8 @@ Runner setup_bench(CLI::App& app) {
   auto o = std::make_shared<BenchOptions>();
   app.add_option("--shapes", o->shapes, "MxNxK list (torch shapes)")->capture_default_str();
   app.add_option("--backends", o->backends,
-                 "auto, or a list of cublaslt, cuda, cuda-v1, cuda-v4, cuda-h1, cpu, oracle (auto: cpu, and "
-                 "cublaslt, cuda-h1, cuda-v4, cuda-v1 where a GPU is)")
+                 "auto, or a list of cublaslt, cuda, cuda-v1, cuda-v4, cuda-h1, cuda-h4, cpu, oracle (auto: cpu, "
+                 "and cublaslt, cuda-h4, cuda-h1, cuda-v4, cuda-v1 where a GPU is)")
       ->capture_default_str();
   app.add_option("--repeats", o->repeats, "timed runs per backend, after one warm-up")->capture_default_str();
   app.add_option("--max-seconds", o->max_seconds, "a backend whose first run is slower is timed once")->capture_default_str();

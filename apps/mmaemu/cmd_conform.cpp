@@ -1,7 +1,7 @@
 // mmaemu conform: backends (the CUDA kernel modules, or the fast CPU path) against the oracle, bit
 // for bit, on random and adversarial calls: every distribution, odd shapes, K not a multiple of
-// the step, split-K 1 to 5, both accumulation modes, every output dtype, and every FP8 step preset
-// in turn. The log is a matrix: module x preset, PASS with its counts or why the module does not
+// the step and multiples of 16, split-K 1 (half the calls) to 5, both accumulation modes, every
+// output dtype, and every FP8 step preset in turn. The log is a matrix: module x preset, PASS with its counts or why the module does not
 // cover the preset.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -50,13 +50,13 @@ Result<int> run_conform(const ConformOptions& o) {
   if (*chosen == Backend::oracle) return Error(Errc::invalid_argument, "--backend oracle: conform compares a backend with the oracle");
   // The modules under test: every CUDA module for --backend cuda, else the one named.
   std::vector<Backend> modules;
-  if (*chosen == Backend::cuda) modules = {Backend::cuda_v1, Backend::cuda_v4, Backend::cuda_h1};
+  if (*chosen == Backend::cuda) modules = {Backend::cuda_v1, Backend::cuda_v4, Backend::cuda_h1, Backend::cuda_h4};
   else modules = {*chosen};
   std::string device = "this CPU";
   std::map<std::string, std::string> origins;
   if (is_cuda(*chosen)) {
     device = cuda_backend_device().value();
-    for (const char* m : {"v1", "v4", "h1"}) {
+    for (const char* m : {"v1", "v4", "h1", "h4"}) {
       auto origin = cuda_module_origin(m);
       origins[m] = origin ? *origin : "unavailable: " + origin.error().message();
     }
@@ -71,7 +71,7 @@ Result<int> run_conform(const ConformOptions& o) {
   AdversarialShapes shapes;
   shapes.m = {1, 3, 16, 17, 64, 129};
   shapes.n = {1, 5, 16, 48, 130};
-  shapes.k = {1, 7, 31, 32, 33, 100, 128, 129, 300, 513, 1000, 2048};
+  shapes.k = {1, 7, 16, 31, 32, 33, 48, 100, 128, 129, 160, 300, 480, 513, 1000, 1024, 2048, 4096};
   std::mt19937 rng(static_cast<std::mt19937::result_type>(o.seed));
   const int threads = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::map<std::string, std::map<std::string, Cell>> matrix;  // module -> preset -> cell
@@ -88,7 +88,7 @@ Result<int> run_conform(const ConformOptions& o) {
       auto plan = profile->resolve(c.call);
       if (!plan) return plan.error();
       plan->preset = preset;
-      plan->split_k = 1 + static_cast<int>(rng() % 5);
+      plan->split_k = rng() % 2 ? 1 : 2 + static_cast<int>(rng() % 4);  // h4 computes one slice only
       progress.step(name);
       std::optional<std::vector<uint8_t>> expected;
       for (Backend module : modules) {
@@ -97,7 +97,7 @@ Result<int> run_conform(const ConformOptions& o) {
         std::string why;
         bool covered = true;
         if (is_cuda(module)) {
-          auto kernel = cuda_kernel_for(*plan, module);
+          auto kernel = cuda_kernel_for(*plan, c.call, module);
           if (!kernel) covered = false, why = kernel.error().message();
         } else {
           covered = fast_path_supports(*plan, &why);
@@ -162,7 +162,7 @@ Result<int> run_conform(const ConformOptions& o) {
 
 Runner setup_conform(CLI::App& app) {
   auto o = std::make_shared<ConformOptions>();
-  app.add_option("--backend", o->backend, "cuda (every CUDA module: v1, v4, h1), cuda-v1, cuda-v4, cuda-h1 or cpu (the fast path)")
+  app.add_option("--backend", o->backend, "cuda (every CUDA module: v1, v4, h1, h4), cuda-v1, cuda-v4, cuda-h1, cuda-h4 or cpu (the fast path)")
       ->capture_default_str();
   app.add_option("--calls", o->calls, "random calls per distribution")->capture_default_str();
   app.add_option("--seed", o->seed, "seed of the calls")->capture_default_str();

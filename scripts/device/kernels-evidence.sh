@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Issue 5 evidence on a GPU: every CUDA module (v1, v4, h1) x every FP8 preset against the oracle, from
+# Issue 5 evidence on a GPU: every CUDA module (v1, v4, h1, h4) x every FP8 preset against the oracle, from
 # the carried fatbins and from NVRTC; replays of the H200 truth sets with --backend cuda (h1 where
-# it applies, else v4), cuda-v4, cuda-v1 and cpu; and `mmaemu bench` beside native cuBLASLt:
+# it applies, h1 for split calls, else v4), cuda-h1, cuda-v4, cuda-v1 and cpu; and `mmaemu bench` beside native cuBLASLt:
 #   scripts/device/kernels-evidence.sh WORK_DIR PACK_DIR
 set -u
 W=${1:?usage: kernels-evidence.sh WORK_DIR PACK_DIR}
@@ -22,18 +22,18 @@ MMAEMU_FORCE_NVRTC=1 step conform-nvrtc $M conform --backend cuda --calls 200 --
 for set in .device/truth/h200-dev .device/truth/h200-epilogue-dev .device/truth/h200-evo2-dev \
            tests/data/h200-subset tests/data/h200-recorded-configs tests/data/h200-recorded-grid; do
   name=$(basename "$set")
-  for backend in cuda cuda-v4 cuda-v1 cpu; do
+  for backend in cuda cuda-h1 cuda-v4 cuda-v1 cpu; do
     step "replay-$name-$backend" $M replay --truth-dir "$set" --backend $backend --json "$W/replay-$name-$backend.json"
   done
 done
 # Speed: every backend on a small shape (the oracle too), then the GPU backends on larger ones.
 step bench-small $M bench --cublaslt "$CUBLASLT" --shapes 256x256x1024 \
-  --backends cublaslt,cuda-h1,cuda-v4,cuda-v1,cpu,oracle --repeats 3 --out "$W/bench-small.json"
+  --backends cublaslt,cuda-h4,cuda-h1,cuda-v4,cuda-v1,cpu,oracle --repeats 3 --out "$W/bench-small.json"
 step bench-medium $M bench --cublaslt "$CUBLASLT" --shapes 1024x1024x1024,2048x2048x2048 \
-  --backends cublaslt,cuda-h1,cuda-v4,cuda-v1,cpu --repeats 3 --max-seconds 20 --out "$W/bench-medium.json"
+  --backends cublaslt,cuda-h4,cuda-h1,cuda-v4,cuda-v1,cpu --repeats 3 --max-seconds 20 --out "$W/bench-medium.json"
 step bench-large $M bench --cublaslt "$CUBLASLT" --shapes 4096x4096x4096,8192x8192x8192,4096x4096x16384 \
-  --backends cublaslt,cuda-h1,cuda-v4 --repeats 5 --max-seconds 10 --out "$W/bench-large.json"
+  --backends cublaslt,cuda-h4,cuda-h1,cuda-v4 --repeats 5 --max-seconds 10 --out "$W/bench-large.json"
 step bench-large-fast $M bench --cublaslt "$CUBLASLT" --shapes 4096x4096x4096 --fast-accum \
-  --backends cublaslt,cuda-h1,cuda-v4,cuda-v1 --repeats 3 --max-seconds 20 --out "$W/bench-large-fast.json"
+  --backends cublaslt,cuda-h4,cuda-h1,cuda-v4,cuda-v1 --repeats 3 --max-seconds 20 --out "$W/bench-large-fast.json"
 tail -n 4 "$W"/*.out
 tar czf "$P/kernels-evidence.tgz" -C "$W" .

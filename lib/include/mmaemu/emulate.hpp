@@ -13,13 +13,14 @@ namespace mmaemu {
 enum class Backend : uint8_t {
   oracle,  // exact integer arithmetic, one function per stage: slow, the definition
   cpu,     // the fast CPU path: 64-bit integer steps, native FP32 promotion and epilogue
-  cuda,     // GPU 0, the best kernel module for the plan and the GPU (h1 where it applies, else v4)
+  cuda,     // GPU 0, the best kernel module for the call and the GPU: h4, else h1, else v4
   cuda_v1,  // kernel module v1: the fast path's arithmetic, one thread per element, any GPU
   cuda_v4,  // kernel module v4: v1's arithmetic tiled (64 x 64 per block, 4 x 4 per thread), any GPU
   cuda_h1,  // kernel module h1: the real wgmma step on Hopper (sm_90), hopper_fp8_wgmma_k32 only
+  cuda_h4,  // kernel module h4: h1 pipelined at a 128 x 128 tile; one split-K slice, K % 16 == 0
 };
 
-// "oracle", "cpu", "cuda", "cuda-v1", "cuda-v4", "cuda-h1".
+// "oracle", "cpu", "cuda", "cuda-v1", "cuda-v4", "cuda-h1", "cuda-h4".
 std::string_view to_string(Backend backend);
 std::optional<Backend> backend_named(std::string_view name);
 bool is_cuda(Backend backend);
@@ -33,10 +34,15 @@ bool cuda_backend_supports(const Plan& plan, std::string* why = nullptr);
 // hopper_fp8_wgmma_k32 preset (the instruction h1 issues), promotion blocks and split-K grains
 // of whole 32-element steps, on sm_90.
 bool h1_supports(const Plan& plan, int compute_major, int compute_minor, std::string* why = nullptr);
+// Whether kernel module h4 covers the call: what h1 covers, with one split-K slice and K a
+// multiple of 16.
+bool h4_supports(const Plan& plan, const ScaledMmCall& call, int compute_major, int compute_minor,
+                 std::string* why = nullptr);
 // Loads the driver and the v1 module on GPU 0: the GPU's name, or why the CUDA backend cannot run.
 Result<std::string> cuda_backend_device();
-// The kernel module a CUDA backend runs for the plan on GPU 0 ("v1", "v4" or "h1"), or why it cannot.
-Result<std::string> cuda_kernel_for(const Plan& plan, Backend backend);
+// The kernel module a CUDA backend runs for the call on GPU 0 ("v1", "v4", "h1" or "h4"), or why it
+// cannot.
+Result<std::string> cuda_kernel_for(const Plan& plan, const ScaledMmCall& call, Backend backend);
 // Where the module's code came from on GPU 0: "fatbin" or "NVRTC sm_XY" (loading it if need be).
 Result<std::string> cuda_module_origin(const std::string& module);
 // What one CUDA call did, for benchmarks: the module, the kernel's wall time (launch to

@@ -134,7 +134,8 @@ uint32_t output_bits(Format out, float y) {
 namespace {
 constexpr std::pair<Backend, std::string_view> kBackendNames[] = {{Backend::oracle, "oracle"},   {Backend::cpu, "cpu"},
                                                                   {Backend::cuda, "cuda"},       {Backend::cuda_v1, "cuda-v1"},
-                                                                  {Backend::cuda_v4, "cuda-v4"}, {Backend::cuda_h1, "cuda-h1"}};
+                                                                  {Backend::cuda_v4, "cuda-v4"}, {Backend::cuda_h1, "cuda-h1"},
+                                                                  {Backend::cuda_h4, "cuda-h4"}};
 }  // namespace
 
 std::string_view to_string(Backend backend) {
@@ -151,7 +152,7 @@ std::optional<Backend> backend_named(std::string_view name) {
 
 bool is_cuda(Backend backend) {
   return backend == Backend::cuda || backend == Backend::cuda_v1 || backend == Backend::cuda_v4 ||
-         backend == Backend::cuda_h1;
+         backend == Backend::cuda_h1 || backend == Backend::cuda_h4;
 }
 
 bool fast_path_supports(const Plan& plan, std::string* why) {

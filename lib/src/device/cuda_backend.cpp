@@ -1,5 +1,6 @@
 // The CUDA backend: kernel module v1 (the fast CPU path's arithmetic, one thread per element, any
-// GPU from sm_75), v4 (the same arithmetic tiled) or h1 (the real wgmma step, sm_90) run through the driver (device/kernel_loader). The kernels compute
+// GPU from sm_75), v4 (the same arithmetic tiled), h1 (the real wgmma step, sm_90) or h4 (h1
+// pipelined at a larger tile) run through the driver (device/kernel_loader). The kernels compute
 // every element they can; the host then computes, with the oracle, the elements a kernel flags and
 // those whose rows hold NaN or Inf, exactly as the fast CPU path does, so the bits equal the
 // oracle's.
@@ -55,7 +56,7 @@ Result<std::string> cuda_backend_device() {
   auto v1 = device::emulation_module("v1");
   if (!v1) return v1.error();
   std::string origins = "v1 from " + (*v1)->origin;
-  for (const char* name : {"v4", "h1"}) {
+  for (const char* name : {"v4", "h1", "h4"}) {
     auto m = device::emulation_module(name);
     origins += std::string(", ") + name + (m ? " from " + (*m)->origin : ": unavailable");
   }
@@ -95,15 +96,34 @@ bool h1_supports(const Plan& plan, int compute_major, int compute_minor, std::st
   return reason.empty();
 }
 
-Result<std::string> cuda_kernel_for(const Plan& plan, Backend backend) {
+bool h4_supports(const Plan& plan, const ScaledMmCall& call, int compute_major, int compute_minor, std::string* why) {
+  std::string reason;
+  if (!h1_supports(plan, compute_major, compute_minor, &reason)) {
+  } else if (plan.split_k != 1) {
+    reason = "h4 computes one split-K slice, not " + std::to_string(plan.split_k) + " (h1 does)";
+  } else if (call.k % 16 != 0) {
+    reason = "h4 copies 16-byte rows: K = " + std::to_string(call.k) + " is not a multiple of 16 (h1 takes it)";
+  }
+  if (why) *why = reason;
+  return reason.empty();
+}
+
+Result<std::string> cuda_kernel_for(const Plan& plan, const ScaledMmCall& call, Backend backend) {
   auto gpu = device::emulation_gpu();
   if (!gpu) return gpu.error();
-  std::string why;
-  const bool h1 = h1_supports(plan, (*gpu)->compute_major, (*gpu)->compute_minor, &why);
+  std::string why_h1, why_h4, why;
+  const int major = (*gpu)->compute_major, minor = (*gpu)->compute_minor;
+  const bool h1 = h1_supports(plan, major, minor, &why_h1);
+  const bool h4 = h4_supports(plan, call, major, minor, &why_h4);
   if (backend == Backend::cuda_h1) {
-    if (!h1) return Error(Errc::unsupported, "h1 does not cover the plan: " + why);
+    if (!h1) return Error(Errc::unsupported, "h1 does not cover the plan: " + why_h1);
     return std::string("h1");
   }
+  if (backend == Backend::cuda_h4) {
+    if (!h4) return Error(Errc::unsupported, "h4 does not cover the call: " + why_h4);
+    return std::string("h4");
+  }
+  if (backend == Backend::cuda && h4) return std::string("h4");
   if (backend == Backend::cuda && h1) return std::string("h1");
   if (!cuda_backend_supports(plan, &why))
     return Error(Errc::unsupported, "the CUDA kernels v1 and v4 do not cover " + plan.preset->name + ": " + why);
@@ -115,9 +135,9 @@ Result<std::string> cuda_kernel_for(const Plan& plan, Backend backend) {
 
 Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& call, Backend backend,
                                           CudaRunStats* stats) {
-  auto kernel_name = cuda_kernel_for(plan, backend);
+  auto kernel_name = cuda_kernel_for(plan, call, backend);
   if (!kernel_name) return kernel_name.error();
-  const bool h1 = *kernel_name == "h1";
+  const bool wgmma = *kernel_name == "h1" || *kernel_name == "h4";
   if (auto ok = validate_planned_call(plan, call); !ok) return ok.error();
   auto gpu = device::emulation_gpu();
   if (!gpu) return gpu.error();
@@ -125,9 +145,9 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& 
   if (!module) return module.error();
   const auto& d = (*gpu)->api;
   std::string function = *kernel_name + "_scaled_mm";
-  if (h1) {
+  if (wgmma) {
     auto pair_name = [](Format f) { return f == Format::f8_e4m3 ? "e4m3" : "e5m2"; };
-    function = std::string("h1_scaled_mm_") + pair_name(call.a_dtype) + "_" + pair_name(call.b_dtype);
+    function = *kernel_name + "_scaled_mm_" + pair_name(call.a_dtype) + "_" + pair_name(call.b_dtype);
   }
   CUfunction kernel = nullptr;
   if (CUresult r = d.module_function(&kernel, (*module)->module, function.c_str()); r != CUDA_SUCCESS)
@@ -197,14 +217,16 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& 
       return Error(Errc::device_unavailable, "flag_special_rows launch failed: " + d.describe(r));
   }
   void* args[] = {&params};
-  // v1: one thread per element; v4: 256 threads per 64 x 64 tile; h1: one warpgroup per 64 x 64 tile.
-  const unsigned threads_per_block = *kernel_name == "v4" ? 256 : 128;
+  // v1: one thread per element; v4: 256 threads per 64 x 64 tile; h1: one warpgroup per 64 x 64
+  // tile; h4: two warpgroups per 128 x 128 tile.
+  const unsigned threads_per_block = *kernel_name == "v4" || *kernel_name == "h4" ? 256 : 128;
+  const int64_t tile = *kernel_name == "h4" ? 128 : 64;
   unsigned grid_x = static_cast<unsigned>((elements + threads_per_block - 1) / threads_per_block), grid_y = 1;
   if (*kernel_name != "v1") {
-    grid_x = static_cast<unsigned>((call.n + 63) / 64);
-    grid_y = static_cast<unsigned>((call.m + 63) / 64);
+    grid_x = static_cast<unsigned>((call.n + tile - 1) / tile);
+    grid_y = static_cast<unsigned>((call.m + tile - 1) / tile);
     if (grid_y > 65535)
-      return Error(Errc::unsupported, *kernel_name + ": m = " + std::to_string(call.m) + " exceeds 65535 x 64 rows");
+      return Error(Errc::unsupported, *kernel_name + ": m = " + std::to_string(call.m) + " exceeds 65535 tiles of rows");
   }
   const auto launched = std::chrono::steady_clock::now();
   if (elements > 0) {
@@ -257,7 +279,12 @@ bool h1_supports(const Plan&, int, int, std::string* why) {
   return false;
 }
 
-Result<std::string> cuda_kernel_for(const Plan&, Backend) {
+bool h4_supports(const Plan&, const ScaledMmCall&, int, int, std::string* why) {
+  if (why) *why = "built without the CUDA toolkit's headers";
+  return false;
+}
+
+Result<std::string> cuda_kernel_for(const Plan&, const ScaledMmCall&, Backend) {
   return Error(Errc::unsupported, "this mmaemu was built without the CUDA toolkit's headers: --backend cuda is unavailable");
 }
 

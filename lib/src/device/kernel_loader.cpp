@@ -22,7 +22,8 @@ struct ModuleSource {
   const char* source;
   bool arch_specific;
 };
-constexpr ModuleSource kModuleSources[] = {{"v1", "v1_scaled_mm.cu", false}, {"v4", "v4_scaled_mm.cu", false}, {"h1", "h1_scaled_mm.cu", true}};
+constexpr ModuleSource kModuleSources[] = {{"v1", "v1_scaled_mm.cu", false}, {"v4", "v4_scaled_mm.cu", false}, {"h1", "h1_scaled_mm.cu", true},
+                                           {"h4", "h4_scaled_mm.cu", true}};
 
 std::mutex& loader_lock() {
   static std::mutex lock;
