@@ -20,7 +20,7 @@ __device__ uint32_t chain(const ScaledMmParams& p, const uint8_t* a, const uint8
   for (long long s = begin; s < end; s += p.terms) {
     const int n = static_cast<int>(min(static_cast<long long>(p.terms), end - s));
     const uint8_t *ca = a + s, *cb = b + s;
-    c = integer_step(
+    c = block_step(
         p, [&](int x) { return p.table_a[ca[x]]; }, [&](int x) { return p.table_b[cb[x]]; }, n, c, flag);
   }
   return c;

@@ -1,7 +1,8 @@
 // The fast CPU path equals the oracle bit for bit on random and adversarial calls: every
 // distribution of the truth sets and worse (NaN/Inf, subnormals, overflowing scales), odd shapes,
-// K not a multiple of the step, split-K, both accumulation modes, every output dtype, the Hopper
-// and Ada presets, tensorwise and rowwise scales, bias.
+// K not a multiple of the step, split-K, both accumulation modes, every output dtype, every FP8
+// preset (Hopper, Ada, and Blackwell's late c entry under Hopper's algorithm), tensorwise and
+// rowwise scales, bias.
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
@@ -24,15 +25,17 @@ AdversarialCall random_case(std::mt19937& rng, Dist dist) { return random_advers
 
 TEST_CASE("the fast CPU path equals the oracle on random calls", "[fast][conformance]") {
   std::mt19937 rng(2026);
-  const char* profiles[] = {"hopper", "ada"};
+  const char* profiles[] = {"hopper", "ada", "hopper"};
+  const char* presets[] = {"hopper_fp8_wgmma_k32", "ada_fp8_mma_k32", "blackwell_fp8_mma_k32"};
   int64_t elements = 0;
   for (Dist dist : {Dist::normal, Dist::wide, Dist::small, Dist::cancel, Dist::special}) {
     for (int trial = 0; trial < 120; ++trial) {
       AdversarialCall c = random_case(rng, dist);
-      auto profile = load_profile(profiles[trial % 2]);
+      auto profile = load_profile(profiles[trial % 3]);
       REQUIRE(profile.ok());
       auto plan = profile->resolve(c.call);
       REQUIRE(plan.ok());
+      plan->preset = find_preset(presets[trial % 3]);
       plan->split_k = 1 + static_cast<int>(rng() % 5);
       REQUIRE(fast_path_supports(*plan));
       auto oracle = emulate(*plan, c.call, Backend::oracle);
@@ -41,7 +44,7 @@ TEST_CASE("the fast CPU path equals the oracle on random calls", "[fast][conform
       REQUIRE(fast.ok());
       INFO("dist " << static_cast<int>(dist) << " trial " << trial << ": " << c.call.m << "x" << c.call.n
                    << "x" << c.call.k << " out " << describe(c.call.out_dtype).name << " splits "
-                   << plan->split_k << " fast " << c.call.use_fast_accum);
+                   << plan->split_k << " fast " << c.call.use_fast_accum << " preset " << plan->preset->name);
       REQUIRE(*fast == *oracle);
       elements += c.call.m * c.call.n;
     }
@@ -50,12 +53,14 @@ TEST_CASE("the fast CPU path equals the oracle on random calls", "[fast][conform
 }
 
 TEST_CASE("presets the fast path does not cover fall back to the oracle", "[fast]") {
+  Preset flushing = *find_preset("hopper_fp8_wgmma_k32");  // no NVIDIA step flushes; a what-if
+  flushing.flush_subnormal_inputs = true;
   Plan plan;
-  plan.preset = find_preset("blackwell_fp8_mma_k32");
+  plan.preset = &flushing;
   plan.algorithm = *find_algorithm("cublaslt_nvjet_fast");
   std::string why;
   CHECK_FALSE(fast_path_supports(plan, &why));
-  CHECK(why == "c added after the block");
+  CHECK(why == "flushed subnormal inputs");
   std::mt19937 rng(7);
   AdversarialCall c = random_case(rng, Dist::normal);
   auto oracle = emulate(plan, c.call, Backend::oracle);

@@ -49,6 +49,7 @@ struct StepModel {
   int product_fraction_bits;  // fa + fb
   int result_bits;
   int exponent_floor;
+  bool late_c;  // c enters after the block: fl32_rne(block of the products + c)
 };
 
 // One step: the products of a[0..n) and b[0..n), plus c (f32 bits, finite). Branch-free: every
@@ -107,7 +108,9 @@ uint32_t chain(const StepModel& m, const Operand* a, const Operand* b, int64_t b
                uint32_t c) {
   for (int64_t s = begin; s < end; s += m.terms) {
     const int n = static_cast<int>(std::min<int64_t>(m.terms, end - s));
-    c = fast_step(m, a + s, b + s, n, c);
+    // Late entry: the block with c = 0 (finite, never -0), then one native round-to-nearest add,
+    // which is IEEE's, as the oracle's exact add then encode is (an infinite c stays infinite).
+    c = m.late_c ? to_bits(from_bits(fast_step(m, a + s, b + s, n, 0)) + from_bits(c)) : fast_step(m, a + s, b + s, n, c);
   }
   return c;
 }
@@ -161,7 +164,6 @@ bool fast_path_supports(const Plan& plan, std::string* why) {
   std::string reason;
   if (p.product_alignment != ProductAlignment::operand_sum) reason = "normalised product alignment";
   else if (p.shifted_out != ShiftedOutBits::truncate_toward_zero) reason = "a rounded alignment";
-  else if (p.accumulator_entry != AccumulatorEntry::in_block) reason = "c added after the block";
   else if (p.flush_subnormal_inputs) reason = "flushed subnormal inputs";
   else if (r.format != Format::f32 || r.rounding != Rounding::toward_zero || r.fraction_bits > 23)
     reason = "a result other than truncated f32";
@@ -179,7 +181,8 @@ Result<std::vector<uint8_t>> emulate(const Plan& plan, const ScaledMmCall& call,
   const Preset& p = *plan.preset;
   const StepModel model{p.terms_per_step, p.alignment_fraction_bits,
                         describe(call.a_dtype).fraction_bits + describe(call.b_dtype).fraction_bits,
-                        p.f32_result.fraction_bits, p.f32_result.exponent_floor.value_or(INT_MIN / 4)};
+                        p.f32_result.fraction_bits, p.f32_result.exponent_floor.value_or(INT_MIN / 4),
+                        p.accumulator_entry == AccumulatorEntry::late_fp32};
   const Algorithm& alg = plan.algorithm;
   std::vector<float> bias(call.bias ? call.n : 0);
   for (int64_t j = 0; j < static_cast<int64_t>(bias.size()); ++j)

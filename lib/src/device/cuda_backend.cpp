@@ -201,6 +201,7 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& 
   params.promotion_interval = alg.promotion_interval;
   params.split_k = plan.split_k;
   params.split_grain = alg.split_k_grain;
+  params.late_c = p.accumulator_entry == AccumulatorEntry::late_fp32;
   // The pre-pass: rows of a and of b that hold NaN/Inf codes, one warp per row.
   CUfunction flag_rows = nullptr;
   if (CUresult r = d.module_function(&flag_rows, (*module)->module, "flag_special_rows"); r != CUDA_SUCCESS)
