@@ -78,11 +78,13 @@ Result<int> run_bench(const BenchOptions& o) {
   if (shapes.empty()) return Error(Errc::invalid_argument, "--shapes: empty");
   auto backends = chosen_backends(o);
   if (!backends) return backends.error();
+  std::string device = "none";
+  for (const auto& name : *backends)
+    if (auto b = backend_named(name); b && is_cuda(*b)) device = cuda_backend_device().value();
   auto profile = load_profile(o.profile);
   if (!profile) return profile.error();
   const int threads = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   json rows = json::array();
-  std::string device = "none";
   bool all_equal = true;
   Progress progress(shapes.size() * backends->size());
   for (const auto& shape : shapes) {
@@ -118,7 +120,7 @@ Result<int> run_bench(const BenchOptions& o) {
         auto t = time_native_scaled_mm(c, o.cublaslt, o.workspace, o.repeats + 1);
         if (!t) return Error(t.error().code(), "bench: cuBLASLt: " + t.error().message());
         native = std::move(*t);
-        device = native->gpu;
+        if (device == "none") device = native->gpu;
         seconds.assign(native->seconds.begin() + 1, native->seconds.end());  // the first run warms up
         out = native->out;
         row["cublaslt_version"] = native->cublaslt_version;

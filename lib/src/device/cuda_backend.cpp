@@ -38,6 +38,18 @@ std::span<const uint8_t> bytes_of(const std::vector<DecodedOperand>& t) {
   return {reinterpret_cast<const uint8_t*>(t.data()), t.size() * sizeof(DecodedOperand)};
 }
 
+// Whether the plan's step is exactly the Hopper wgmma FP8 step the probes matched (a preset that
+// only carries its name, say a what-if with one parameter moved, is not).
+bool is_wgmma_fp8_step(const Preset& p) {
+  const Preset* w = find_preset("hopper_fp8_wgmma_k32");
+  const StepResult &a = p.f32_result, &b = w->f32_result;
+  return p.terms_per_step == w->terms_per_step && p.product_alignment == w->product_alignment &&
+         p.alignment_fraction_bits == w->alignment_fraction_bits && p.shifted_out == w->shifted_out &&
+         p.accumulator_entry == w->accumulator_entry && p.flush_subnormal_inputs == w->flush_subnormal_inputs &&
+         a.format == b.format && a.fraction_bits == b.fraction_bits && a.rounding == b.rounding &&
+         a.exponent_floor == b.exponent_floor;
+}
+
 int format_index(Format f) {
   switch (f) {
     case Format::f32: return 0;
@@ -86,8 +98,8 @@ bool cuda_backend_supports(const Plan& plan, std::string* why) {
 bool h1_supports(const Plan& plan, int compute_major, int compute_minor, std::string* why) {
   std::string reason;
   if (!cuda_backend_supports(plan, &reason)) {
-  } else if (plan.preset->name != "hopper_fp8_wgmma_k32") {
-    reason = "h1 issues wgmma, whose step is hopper_fp8_wgmma_k32, not " + plan.preset->name;
+  } else if (!is_wgmma_fp8_step(*plan.preset)) {
+    reason = "h1 issues wgmma, whose step is hopper_fp8_wgmma_k32's, not " + plan.preset->name + "'s";
   } else if (compute_major != 9 || compute_minor != 0) {
     reason = "h1 needs an sm_90 GPU (wgmma), not sm_" + std::to_string(compute_major) + std::to_string(compute_minor);
   } else if ((plan.algorithm.accumulation == Accumulation::promoted && plan.algorithm.promotion_interval % 32 != 0) ||

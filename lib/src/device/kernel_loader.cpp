@@ -109,6 +109,10 @@ Result<LoadedModule> load(Gpu& gpu, const std::string& name) {
   const auto* source = std::find_if(std::begin(kModuleSources), std::end(kModuleSources),
                                     [&](const ModuleSource& s) { return name == s.module; });
   if (source == std::end(kModuleSources)) return Error(Errc::internal, "no emulation kernel module is named " + name);
+  // sm_90a code runs on sm_90 alone: neither the fatbin nor NVRTC can serve another GPU.
+  if (source->arch_specific && (gpu.compute_major != 9 || gpu.compute_minor != 0))
+    return Error(Errc::unsupported, name + " needs an sm_90 GPU (wgmma), not sm_" + std::to_string(gpu.compute_major) +
+                                        std::to_string(gpu.compute_minor));
   const auto& images = embedded_kernels();
   const auto image = std::find_if(images.begin(), images.end(), [&](const EmbeddedKernel& k) { return k.module == name; });
   const auto& d = gpu.api;
