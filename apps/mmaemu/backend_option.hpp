@@ -11,12 +11,16 @@
 namespace mmaemu::cli {
 
 inline constexpr const char* kBackendHelp =
-    "cpu (fast path), oracle (the exact definition), cuda (GPU 0: h4, else h1, where they apply, else v4), "
+    "cpu (fast path), oracle (the exact definition), cuda (GPU 0: h4, else h1, where they apply, "
+    "else v4), "
     "cuda-v1, cuda-v4, cuda-h1, cuda-h4";
 
 inline Result<Backend> open_backend(const std::string& name) {
   const auto backend = backend_named(name);
-  if (!backend) return Error(Errc::invalid_argument, "--backend " + name + ": expected cpu, oracle, cuda, cuda-v1, cuda-v4, cuda-h1 or cuda-h4");
+  if (!backend)
+    return Error(
+        Errc::invalid_argument,
+        "--backend " + name + ": expected cpu, oracle, cuda, cuda-v1, cuda-v4, cuda-h1 or cuda-h4");
   if (is_cuda(*backend)) {
     auto gpu = cuda_backend_device();
     if (!gpu) return Error(gpu.error().code(), "--backend " + name + ": " + gpu.error().message());

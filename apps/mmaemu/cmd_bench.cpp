@@ -27,8 +27,8 @@ namespace {
 using nlohmann::json;
 
 struct BenchOptions {
-  std::string shapes = "1024x1024x1024", backends = "auto", pair = "e4m3xe4m3", out_dtype = "bf16", dist = "normal",
-              profile = "hopper", cublaslt = "libcublasLt.so.13", out;
+  std::string shapes = "1024x1024x1024", backends = "auto", pair = "e4m3xe4m3", out_dtype = "bf16",
+              dist = "normal", profile = "hopper", cublaslt = "libcublasLt.so.13", out;
   bool fast_accum = false;
   int repeats = 5, jobs = 0;
   double max_seconds = 60;
@@ -38,7 +38,9 @@ struct BenchOptions {
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  return v.empty()      ? 0
+         : v.size() % 2 ? v[v.size() / 2]
+                        : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
 // The backends to run: "auto" is the fast CPU path, and where a GPU answers, cuBLASLt and every
@@ -67,7 +69,8 @@ Result<int> run_bench(const BenchOptions& o) {
   const auto pair = fp8_operand_pair(o.pair);
   if (!pair) return Error(Errc::invalid_argument, "--pair: '" + o.pair + "' is not like e4m3xe5m2");
   const auto out_dtype = format_from_name(o.out_dtype);
-  if (!out_dtype) return Error(Errc::invalid_argument, "--out-dtype: unknown format '" + o.out_dtype + "'");
+  if (!out_dtype)
+    return Error(Errc::invalid_argument, "--out-dtype: unknown format '" + o.out_dtype + "'");
   if (o.repeats < 1) return Error(Errc::invalid_argument, "--repeats: at least 1");
   std::vector<GemmShape> shapes;
   for (const auto& text : split_list(o.shapes)) {
@@ -83,7 +86,8 @@ Result<int> run_bench(const BenchOptions& o) {
     if (auto b = backend_named(name); b && is_cuda(*b)) device = cuda_backend_device().value();
   auto profile = load_profile(o.profile);
   if (!profile) return profile.error();
-  const int threads = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads =
+      o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   json rows = json::array();
   bool all_equal = true;
   Progress progress(shapes.size() * backends->size());
@@ -107,7 +111,8 @@ Result<int> run_bench(const BenchOptions& o) {
     call.a_dtype = c.a_dtype, call.b_dtype = c.b_dtype, call.out_dtype = c.out_dtype;
     call.a = c.a, call.b = c.b;
     call.use_fast_accum = c.use_fast_accum;
-    const double flop = 2.0 * static_cast<double>(c.m) * static_cast<double>(c.n) * static_cast<double>(c.k);
+    const double flop =
+        2.0 * static_cast<double>(c.m) * static_cast<double>(c.n) * static_cast<double>(c.k);
     // cuBLASLt first: its split-K choice makes the emulation's plan, and its bits are the truth.
     std::optional<NativeTiming> native;
     std::optional<std::vector<uint8_t>> first;
@@ -121,24 +126,28 @@ Result<int> run_bench(const BenchOptions& o) {
         if (!t) return Error(t.error().code(), "bench: cuBLASLt: " + t.error().message());
         native = std::move(*t);
         if (device == "none") device = native->gpu;
-        seconds.assign(native->seconds.begin() + 1, native->seconds.end());  // the first run warms up
+        seconds.assign(native->seconds.begin() + 1,
+                       native->seconds.end());  // the first run warms up
         out = native->out;
         row["cublaslt_version"] = native->cublaslt_version;
         row["splits"] = native->choice.splits();
         row["deterministic"] = native->deterministic;
       } else {
         const Backend backend = *backend_named(name);
-        auto plan = profile->resolve(call, native ? std::optional<int>(native->choice.splits()) : std::nullopt,
-                                     o.workspace);
+        auto plan = profile->resolve(
+            call, native ? std::optional<int>(native->choice.splits()) : std::nullopt, o.workspace);
         if (!plan) return plan.error();
         row["splits"] = plan->split_k;
         row["split_k_source"] = plan->split_k_source;
         for (int r = 0; r <= o.repeats; ++r) {
           CudaRunStats stats;
           const auto started = std::chrono::steady_clock::now();
-          auto got = is_cuda(backend) ? emulate_cuda(*plan, call, backend, &stats) : emulate(*plan, call, backend, threads);
-          const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-          if (!got) return Error(got.error().code(), "bench: " + name + ": " + got.error().message());
+          auto got = is_cuda(backend) ? emulate_cuda(*plan, call, backend, &stats)
+                                      : emulate(*plan, call, backend, threads);
+          const double s =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+          if (!got)
+            return Error(got.error().code(), "bench: " + name + ": " + got.error().message());
           if (r == 0) {
             out = std::move(*got);
             if (is_cuda(backend)) {
@@ -148,7 +157,8 @@ Result<int> run_bench(const BenchOptions& o) {
             // A backend slower than --max-seconds is timed once, on its first run.
             if (s > o.max_seconds) {
               seconds.push_back(s);
-              row["note"] = fmt::format("one run: it took more than --max-seconds {}", o.max_seconds);
+              row["note"] =
+                  fmt::format("one run: it took more than --max-seconds {}", o.max_seconds);
               break;
             }
             continue;
@@ -165,7 +175,8 @@ Result<int> run_bench(const BenchOptions& o) {
       if (!kernel_seconds.empty()) row["kernel_median_s"] = median(kernel_seconds);
       row["tflops"] = m > 0 ? flop / m / 1e12 : 0.0;
       if (native) {
-        row["vs_cublaslt"] = m / median(std::vector<double>(native->seconds.begin() + 1, native->seconds.end()));
+        row["vs_cublaslt"] =
+            m / median(std::vector<double>(native->seconds.begin() + 1, native->seconds.end()));
         row["bits_equal_cublaslt"] = out == native->out;
         all_equal = all_equal && out == native->out;
       }
@@ -177,21 +188,35 @@ Result<int> run_bench(const BenchOptions& o) {
   }
   progress.clear();
   for (const auto& r : rows) {
-    std::cerr << fmt::format("{:<18} {:<9} {:>12.6f} s {:>10.4g} TFLOP/s", r["shape"].get<std::string>(),
-                             r["backend"].get<std::string>(), r["median_s"].get<double>(), r["tflops"].get<double>());
-    if (r.contains("vs_cublaslt")) std::cerr << fmt::format("  x{:<9.2f}", r["vs_cublaslt"].get<double>());
+    std::cerr << fmt::format("{:<18} {:<9} {:>12.6f} s {:>10.4g} TFLOP/s",
+                             r["shape"].get<std::string>(), r["backend"].get<std::string>(),
+                             r["median_s"].get<double>(), r["tflops"].get<double>());
+    if (r.contains("vs_cublaslt"))
+      std::cerr << fmt::format("  x{:<9.2f}", r["vs_cublaslt"].get<double>());
     if (r.contains("bits_equal_cublaslt"))
-      std::cerr << (r["bits_equal_cublaslt"].get<bool>() ? "  bits = cuBLASLt" : "  bits DIFFER from cuBLASLt");
+      std::cerr << (r["bits_equal_cublaslt"].get<bool>() ? "  bits = cuBLASLt"
+                                                         : "  bits DIFFER from cuBLASLt");
     std::cerr << "\n";
   }
-  json log = {{"format", "mmaemu-bench/1"}, {"mmaemu_version", kVersion}, {"mmaemu_commit", kGitCommit},
-              {"gpu", device}, {"cpu_threads", threads}, {"profile", o.profile}, {"pair", o.pair},
-              {"out_dtype", o.out_dtype}, {"use_fast_accum", o.fast_accum}, {"dist", o.dist},
-              {"workspace_bytes", o.workspace}, {"repeats", o.repeats},
-              {"timing", "median of the timed runs after one warm-up; CPU and CUDA backends end to end (uploads, "
-                         "kernel, downloads, host fallback), kernel_median_s the launch-to-synchronise time; "
-                         "cuBLASLt the matmul alone on device-resident data"},
-              {"results", rows}, {"all_bits_equal", all_equal}};
+  json log = {
+      {"format", "mmaemu-bench/1"},
+      {"mmaemu_version", kVersion},
+      {"mmaemu_commit", kGitCommit},
+      {"gpu", device},
+      {"cpu_threads", threads},
+      {"profile", o.profile},
+      {"pair", o.pair},
+      {"out_dtype", o.out_dtype},
+      {"use_fast_accum", o.fast_accum},
+      {"dist", o.dist},
+      {"workspace_bytes", o.workspace},
+      {"repeats", o.repeats},
+      {"timing",
+       "median of the timed runs after one warm-up; CPU and CUDA backends end to end (uploads, "
+       "kernel, downloads, host fallback), kernel_median_s the launch-to-synchronise time; "
+       "cuBLASLt the matmul alone on device-resident data"},
+      {"results", rows},
+      {"all_bits_equal", all_equal}};
   if (!o.out.empty())
     if (auto ok = write_file_atomically(o.out, log.dump(1) + "\n"); !ok) return ok.error();
   std::cout << log.dump(1) << std::endl;
@@ -204,18 +229,26 @@ Runner setup_bench(CLI::App& app) {
   auto o = std::make_shared<BenchOptions>();
   app.add_option("--shapes", o->shapes, "MxNxK list (torch shapes)")->capture_default_str();
   app.add_option("--backends", o->backends,
-                 "auto, or a list of cublaslt, cuda, cuda-v1, cuda-v4, cuda-h1, cuda-h4, cpu, oracle (auto: cpu, "
+                 "auto, or a list of cublaslt, cuda, cuda-v1, cuda-v4, cuda-h1, cuda-h4, cpu, "
+                 "oracle (auto: cpu, "
                  "and cublaslt, cuda-h4, cuda-h1, cuda-v4, cuda-v1 where a GPU is)")
       ->capture_default_str();
-  app.add_option("--repeats", o->repeats, "timed runs per backend, after one warm-up")->capture_default_str();
-  app.add_option("--max-seconds", o->max_seconds, "a backend whose first run is slower is timed once")->capture_default_str();
+  app.add_option("--repeats", o->repeats, "timed runs per backend, after one warm-up")
+      ->capture_default_str();
+  app.add_option("--max-seconds", o->max_seconds,
+                 "a backend whose first run is slower is timed once")
+      ->capture_default_str();
   app.add_option("--pair", o->pair, "FP8 operand pair")->capture_default_str();
-  app.add_option("--out-dtype", o->out_dtype, "bf16, f16, f32, f8_e4m3 or f8_e5m2")->capture_default_str();
+  app.add_option("--out-dtype", o->out_dtype, "bf16, f16, f32, f8_e4m3 or f8_e5m2")
+      ->capture_default_str();
   app.add_flag("--fast-accum", o->fast_accum, "use_fast_accum=True");
-  app.add_option("--dist", o->dist, "input distribution: normal, wide, cancel, small, special")->capture_default_str();
+  app.add_option("--dist", o->dist, "input distribution: normal, wide, cancel, small, special")
+      ->capture_default_str();
   app.add_option("--seed", o->seed, "seed of the inputs")->capture_default_str();
-  app.add_option("--profile", o->profile, "the profile that plans the emulation")->capture_default_str();
-  app.add_option("--workspace", o->workspace, "cuBLASLt workspace bytes (torch 2.11: 1 MiB)")->capture_default_str();
+  app.add_option("--profile", o->profile, "the profile that plans the emulation")
+      ->capture_default_str();
+  app.add_option("--workspace", o->workspace, "cuBLASLt workspace bytes (torch 2.11: 1 MiB)")
+      ->capture_default_str();
   app.add_option("--cublaslt", o->cublaslt, "the libcublasLt to load")->capture_default_str();
   app.add_option("--jobs", o->jobs, "CPU threads (default: all)");
   app.add_option("--out", o->out, "also write the JSON to this file");

@@ -6,8 +6,8 @@
 #include <catch2/catch.hpp>
 
 #include "mmaemu/emulate.hpp"
-#include "mmaemu/profile.hpp"
 #include "mmaemu/preset.hpp"
+#include "mmaemu/profile.hpp"
 
 using namespace mmaemu;
 
@@ -72,7 +72,8 @@ TEST_CASE("v1 and v4 take the presets that enter c inside the block", "[cuda][ch
   call.a = a, call.b = b;
   Plan plan = hopper_plan(call);
   std::string why;
-  if (!cuda_backend_supports(plan, &why) && why.find("without the CUDA toolkit") != std::string::npos) {
+  if (!cuda_backend_supports(plan, &why) &&
+      why.find("without the CUDA toolkit") != std::string::npos) {
     WARN("built without the CUDA headers: " << why);
     return;
   }

@@ -21,7 +21,8 @@ struct NativeTiming {
 
 // Runs `call` `runs` times with torch's cuBLASLt setup on GPU `device`; the session (library,
 // handle) is opened once per process.
-Result<NativeTiming> time_native_scaled_mm(const RecordCall& call, const std::string& cublaslt_library,
+Result<NativeTiming> time_native_scaled_mm(const RecordCall& call,
+                                           const std::string& cublaslt_library,
                                            int64_t workspace_bytes, int runs, int device = 0);
 
 }  // namespace mmaemu

@@ -22,7 +22,9 @@ struct ModuleSource {
   const char* source;
   bool arch_specific;
 };
-constexpr ModuleSource kModuleSources[] = {{"v1", "v1_scaled_mm.cu", false}, {"v4", "v4_scaled_mm.cu", false}, {"h1", "h1_scaled_mm.cu", true},
+constexpr ModuleSource kModuleSources[] = {{"v1", "v1_scaled_mm.cu", false},
+                                           {"v4", "v4_scaled_mm.cu", false},
+                                           {"h1", "h1_scaled_mm.cu", true},
                                            {"h4", "h4_scaled_mm.cu", true}};
 
 std::mutex& loader_lock() {
@@ -32,7 +34,8 @@ std::mutex& loader_lock() {
 
 // NVRTC, loaded at run time: compiles `source` (with every carried header) to a cubin for `arch`.
 Result<std::vector<char>> compile_with_nvrtc(const std::string& source, const std::string& arch) {
-  using Create = nvrtcResult (*)(nvrtcProgram*, const char*, const char*, int, const char* const*, const char* const*);
+  using Create = nvrtcResult (*)(nvrtcProgram*, const char*, const char*, int, const char* const*,
+                                 const char* const*);
   using Compile = nvrtcResult (*)(nvrtcProgram, int, const char* const*);
   using Size = nvrtcResult (*)(nvrtcProgram, size_t*);
   using Get = nvrtcResult (*)(nvrtcProgram, char*);
@@ -53,7 +56,8 @@ Result<std::vector<char>> compile_with_nvrtc(const std::string& source, const st
   std::string main_text;
   std::vector<std::string> header_names, header_texts;
   for (const auto& t : embedded_kernel_sources()) {
-    if (t.name == source) main_text = t.text;
+    if (t.name == source)
+      main_text = t.text;
     else if (t.name.ends_with(".h")) {
       header_names.emplace_back(t.name);
       header_texts.emplace_back(t.text);
@@ -66,8 +70,8 @@ Result<std::vector<char>> compile_with_nvrtc(const std::string& source, const st
     texts.push_back(header_texts[i].c_str());
   }
   nvrtcProgram program = nullptr;
-  if (create(&program, main_text.c_str(), source.c_str(), static_cast<int>(names.size()), texts.data(),
-             names.data()) != NVRTC_SUCCESS)
+  if (create(&program, main_text.c_str(), source.c_str(), static_cast<int>(names.size()),
+             texts.data(), names.data()) != NVRTC_SUCCESS)
     return Error(Errc::device_unavailable, "nvrtcCreateProgram failed");
   const std::string arch_option = "--gpu-architecture=" + arch;
   const char* options[] = {arch_option.c_str(), "-fmad=false", "--std=c++17"};
@@ -84,7 +88,9 @@ Result<std::vector<char>> compile_with_nvrtc(const std::string& source, const st
     get_cubin(program, cubin.data());
   }
   destroy(&program);
-  if (cubin.empty()) return Error(Errc::device_unavailable, "NVRTC could not compile " + source + " for " + arch + ": " + log);
+  if (cubin.empty())
+    return Error(Errc::device_unavailable,
+                 "NVRTC could not compile " + source + " for " + arch + ": " + log);
   return cubin;
 }
 
@@ -108,13 +114,16 @@ Result<Gpu*> open_once() {
 Result<LoadedModule> load(Gpu& gpu, const std::string& name) {
   const auto* source = std::find_if(std::begin(kModuleSources), std::end(kModuleSources),
                                     [&](const ModuleSource& s) { return name == s.module; });
-  if (source == std::end(kModuleSources)) return Error(Errc::internal, "no emulation kernel module is named " + name);
+  if (source == std::end(kModuleSources))
+    return Error(Errc::internal, "no emulation kernel module is named " + name);
   // sm_90a code runs on sm_90 alone: neither the fatbin nor NVRTC can serve another GPU.
   if (source->arch_specific && (gpu.compute_major != 9 || gpu.compute_minor != 0))
-    return Error(Errc::unsupported, name + " needs an sm_90 GPU (wgmma), not sm_" + std::to_string(gpu.compute_major) +
+    return Error(Errc::unsupported, name + " needs an sm_90 GPU (wgmma), not sm_" +
+                                        std::to_string(gpu.compute_major) +
                                         std::to_string(gpu.compute_minor));
   const auto& images = embedded_kernels();
-  const auto image = std::find_if(images.begin(), images.end(), [&](const EmbeddedKernel& k) { return k.module == name; });
+  const auto image = std::find_if(images.begin(), images.end(),
+                                  [&](const EmbeddedKernel& k) { return k.module == name; });
   const auto& d = gpu.api;
   const char* force = std::getenv("MMAEMU_FORCE_NVRTC");
   const bool nvrtc_only = force && std::string(force) == "1";
@@ -126,14 +135,18 @@ Result<LoadedModule> load(Gpu& gpu, const std::string& name) {
       m.origin = "fatbin";
       return m;
     }
-    fatbin_failure = "the " + name + " fatbin does not load on " + gpu.name + " (" + d.describe(r) + ")";
+    fatbin_failure =
+        "the " + name + " fatbin does not load on " + gpu.name + " (" + d.describe(r) + ")";
   }
-  const std::string arch = "sm_" + std::to_string(gpu.compute_major) + std::to_string(gpu.compute_minor) +
-                           (source->arch_specific ? "a" : "");
+  const std::string arch = "sm_" + std::to_string(gpu.compute_major) +
+                           std::to_string(gpu.compute_minor) + (source->arch_specific ? "a" : "");
   auto cubin = compile_with_nvrtc(source->source, arch);
-  if (!cubin) return Error(Errc::device_unavailable, (nvrtc_only ? "" : fatbin_failure + "; ") + cubin.error().message());
+  if (!cubin)
+    return Error(Errc::device_unavailable,
+                 (nvrtc_only ? "" : fatbin_failure + "; ") + cubin.error().message());
   if (CUresult r = d.module_load(&m.module, cubin->data()); r != CUDA_SUCCESS)
-    return Error(Errc::device_unavailable, "the NVRTC-built " + name + " module does not load on " + gpu.name + ": " + d.describe(r));
+    return Error(Errc::device_unavailable, "the NVRTC-built " + name + " module does not load on " +
+                                               gpu.name + ": " + d.describe(r));
   m.origin = "NVRTC " + arch;
   return m;
 }

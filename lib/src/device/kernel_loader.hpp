@@ -1,6 +1,6 @@
-// The emulation kernel modules (v1, v4, h1, h4) on GPU 0, loaded once per process: the carried fatbin
-// first, NVRTC compiling the module's carried sources when the fatbin has no code the driver can
-// load for the GPU (MMAEMU_FORCE_NVRTC=1 asks for the NVRTC path alone).
+// The emulation kernel modules (v1, v4, h1, h4) on GPU 0, loaded once per process: the carried
+// fatbin first, NVRTC compiling the module's carried sources when the fatbin has no code the driver
+// can load for the GPU (MMAEMU_FORCE_NVRTC=1 asks for the NVRTC path alone).
 #pragma once
 
 #ifdef MMAEMU_HAVE_CUDA_HEADERS
@@ -20,7 +20,8 @@ struct LoadedModule {
 // GPU 0 with its context made current on the calling thread; opened once per process.
 Result<Gpu*> emulation_gpu();
 
-// Module `name` ("v1", "v4", "h1", "h4") on emulation_gpu(); a failure is remembered and returned again.
+// Module `name` ("v1", "v4", "h1", "h4") on emulation_gpu(); a failure is remembered and returned
+// again.
 Result<const LoadedModule*> emulation_module(const std::string& name);
 
 }  // namespace mmaemu::device

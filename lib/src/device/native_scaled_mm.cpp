@@ -10,8 +10,8 @@
 
 namespace mmaemu {
 
-Result<NativeTiming> time_native_scaled_mm(const RecordCall& call, const std::string& library, int64_t workspace_bytes,
-                                           int runs, int device) {
+Result<NativeTiming> time_native_scaled_mm(const RecordCall& call, const std::string& library,
+                                           int64_t workspace_bytes, int runs, int device) {
   static std::mutex lock;
   static std::map<std::pair<std::string, int>, std::unique_ptr<device::LtSession>> sessions;
   std::lock_guard<std::mutex> guard(lock);
@@ -24,8 +24,8 @@ Result<NativeTiming> time_native_scaled_mm(const RecordCall& call, const std::st
   session->gpu.api.set_current(session->gpu.context);
   auto run = device::run_native(*session, call, workspace_bytes, runs);
   if (!run) return run.error();
-  return NativeTiming{std::move(run->out), run->deterministic, std::move(run->choice), std::move(run->seconds),
-                      session->gpu.name, session->version};
+  return NativeTiming{std::move(run->out),     run->deterministic, std::move(run->choice),
+                      std::move(run->seconds), session->gpu.name,  session->version};
 }
 
 }  // namespace mmaemu
@@ -34,8 +34,10 @@ Result<NativeTiming> time_native_scaled_mm(const RecordCall& call, const std::st
 
 namespace mmaemu {
 
-Result<NativeTiming> time_native_scaled_mm(const RecordCall&, const std::string&, int64_t, int, int) {
-  return Error(Errc::unsupported, "this mmaemu was built without the CUDA toolkit's headers: cuBLASLt is unavailable");
+Result<NativeTiming> time_native_scaled_mm(const RecordCall&, const std::string&, int64_t, int,
+                                           int) {
+  return Error(Errc::unsupported,
+               "this mmaemu was built without the CUDA toolkit's headers: cuBLASLt is unavailable");
 }
 
 }  // namespace mmaemu
