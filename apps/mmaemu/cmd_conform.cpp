@@ -36,11 +36,15 @@ struct Cell {
 };
 
 // The presets whose step takes FP8 operands (the ones torch._scaled_mm can use), each with the
-// profile whose GEMM algorithm drives it here.
-std::vector<std::pair<const Preset*, std::string>> fp8_presets() {
-  std::vector<std::pair<const Preset*, std::string>> v;
+// profile whose GEMM algorithm drives it here, loaded once.
+Result<std::vector<std::pair<const Preset*, Profile>>> fp8_presets() {
+  std::vector<std::pair<const Preset*, Profile>> v;
   for (const auto& p : builtin_presets())
-    if (p.accepts(Format::f8_e4m3)) v.emplace_back(&p, p.architecture == "ada" ? "ada" : "hopper");
+    if (p.accepts(Format::f8_e4m3)) {
+      auto profile = load_profile(p.architecture == "ada" ? "ada" : "hopper");
+      if (!profile) return profile.error();
+      v.emplace_back(&p, std::move(profile).value());
+    }
   return v;
 }
 
@@ -61,7 +65,8 @@ Result<int> run_conform(const ConformOptions& o) {
       origins[m] = origin ? *origin : "unavailable: " + origin.error().message();
     }
   }
-  const auto presets = fp8_presets();
+  auto presets = fp8_presets();
+  if (!presets) return presets.error();
   const std::pair<CallDistribution, const char*> dists[] = {{CallDistribution::normal, "normal"},
                                                             {CallDistribution::wide, "wide"},
                                                             {CallDistribution::small, "small"},
@@ -82,10 +87,8 @@ Result<int> run_conform(const ConformOptions& o) {
     int64_t dist_checks = 0, dist_bad = 0;
     for (int trial = 0; trial < o.calls; ++trial) {
       AdversarialCall c = random_adversarial_call(rng, dist, shapes);
-      const auto& [preset, profile_name] = presets[static_cast<size_t>(trial) % presets.size()];
-      auto profile = load_profile(profile_name);
-      if (!profile) return profile.error();
-      auto plan = profile->resolve(c.call);
+      const auto& [preset, profile] = (*presets)[static_cast<size_t>(trial) % presets->size()];
+      auto plan = profile.resolve(c.call);
       if (!plan) return plan.error();
       plan->preset = preset;
       plan->split_k = rng() % 2 ? 1 : 2 + static_cast<int>(rng() % 4);  // h4 computes one slice only
