@@ -1,6 +1,6 @@
 // The preset's block step in 64-bit integers, shared by the CUDA-core modules (v1, v4): the
 // alignment window, truncation toward zero and a truncated f32 result, as the fast CPU path
-// computes them. Operands come through accessors, so that v1 decodes codes as it reads them and
+// computes them, with c inside the block or (late_c) added after it. Operands come through accessors, so that v1 decodes codes as it reads them and
 // v4 reads operands it decoded into shared memory.
 #pragma once
 
@@ -61,3 +61,12 @@ __device__ inline uint32_t integer_step(const ScaledMmParams& p, OperandA a_at, 
   return (negative ? 0x80000000u : 0u) | static_cast<uint32_t>(leading + 127) << 23 | fraction;
 }
 
+// One step as the preset enters c: inside the block (integer_step from c), or late: the block from
+// c = 0, then one FP32 round-to-nearest add (IEEE's, as the oracle's exact add then encode is).
+template <class OperandA, class OperandB>
+__device__ inline uint32_t block_step(const ScaledMmParams& p, OperandA a_at, OperandB b_at, int n, uint32_t c,
+                                      bool& flag) {
+  if (!p.late_c) return integer_step(p, a_at, b_at, n, c, flag);
+  const uint32_t block = integer_step(p, a_at, b_at, n, 0u, flag);
+  return __float_as_uint(__fadd_rn(__uint_as_float(block), __uint_as_float(c)));
+}

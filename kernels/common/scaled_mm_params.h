@@ -39,4 +39,5 @@ struct ScaledMmParams {
   int out_format;  // 0 f32, 1 bf16, 2 f16, 3 f8_e4m3, 4 f8_e5m2
   int terms, alignment_bits, product_fraction_bits, result_bits, exponent_floor;
   int single_chain, promotion_interval, split_k, split_grain;
+  int late_c;  // c enters after the block: fl32_rne(block + c) (blackwell_fp8_mma_k32)
 };

@@ -7,14 +7,16 @@
 // added in order, the epilogue of v1. K past a block's end is zero-filled: zero products change no
 // step. Elements whose rows hold NaN/Inf codes (marked by the flag_special_rows pre-pass) and FP8
 // outputs of an infinity are flagged and finished by the host's oracle.
-// A and B go through shared memory in the no-swizzle K-major layout the probes used: 8-row x
-// 16-byte core matrices, core matrix (row group r, K half h) at byte (r * 2 + h) * 128.
+// A and B go through shared memory in the no-swizzle K-major layout the probes used
+// (common/wgmma_smem.h).
 // Simple by design: synchronous loads of 128 elements of K, then up to four steps back to back;
 // no pipelining of loads against steps.
 // No CUDA header: NVRTC compiles it for sm_90a when the fatbin cannot be loaded.
 #include "epilogue.h"
 #include "scaled_mm_params.h"
 #include "special_rows.h"
+#include "k_slices.h"
+#include "wgmma_smem.h"
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define MMAEMU_H1_WGMMA 1
@@ -32,19 +34,6 @@ struct alignas(16) CoreRow {
 };
 
 #ifdef MMAEMU_H1_WGMMA
-__device__ inline uint32_t shared_address(const void* p) {
-  uint32_t address;
-  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(address) : "l"(p));
-  return address;
-}
-
-// Shared-memory matrix descriptor: start address, LBO 128 bytes (K half to K half), SBO 256
-// bytes (8-row group to the next), no swizzle, base offset 0.
-__device__ inline uint64_t descriptor(uint32_t address) {
-  return static_cast<uint64_t>((address >> 4) & 0x3FFF) | (static_cast<uint64_t>(128 >> 4) << 16) |
-         (static_cast<uint64_t>(256 >> 4) << 32);
-}
-
 // 64 rows x 128 codes of an operand (rows x k, row-major) from (row0, ks) into four 32-code
 // sub-tiles of kSubTileBytes each; codes at or past `stop` (and rows past `rows`) are zeros.
 // Thread t fills one 16-byte core-matrix row of each sub-tile.
@@ -65,7 +54,7 @@ __device__ inline void load_tile(uint8_t* tile, const uint8_t* src, long long ro
           if (col + b < stop) v.word[b >> 2] |= static_cast<uint32_t>(s[b]) << (8 * (b & 3));
       }
     }
-    *reinterpret_cast<CoreRow*>(tile + q * kSubTileBytes + ((r >> 3) * 2 + half) * 128 + (r & 7) * 16) = v;
+    *reinterpret_cast<CoreRow*>(tile + q * kSubTileBytes + core_matrix_offset(r, half * 16)) = v;
   }
 }
 
@@ -95,11 +84,9 @@ __device__ void h1_tile(const ScaledMmParams& p) {
   float acc[32], partial[32], total[32];
 #pragma unroll
   for (int r = 0; r < 32; ++r) acc[r] = total[r] = 0.0f;
-  const long long grains = (p.k + p.split_grain - 1) / p.split_grain;
-  const long long chunk = (grains + p.split_k - 1) / p.split_k * p.split_grain;
   for (int s = 0; s < p.split_k; ++s) {
-    const long long begin = min(p.k, chunk * s);
-    const long long end = s == p.split_k - 1 ? p.k : min(p.k, chunk * (s + 1));
+    long long begin, end;
+    k_slice(p, s, begin, end);
     // A single chain is one block over the whole slice; an empty slice sums to +0.
     const long long block = p.single_chain ? max(end - begin, 1ll) : static_cast<long long>(p.promotion_interval);
   #pragma unroll

@@ -10,6 +10,7 @@
 #include "epilogue.h"
 #include "scaled_mm_params.h"
 #include "special_rows.h"
+#include "wgmma_smem.h"
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define MMAEMU_H4_WGMMA 1
@@ -26,18 +27,6 @@ constexpr int kSubTileB = kTileN * kStepK;
 constexpr int kStageBytes = (kSubTileA + kSubTileB) * (kSlabK / kStepK);  // 16 KiB
 
 #ifdef MMAEMU_H4_WGMMA
-__device__ inline uint32_t shared_address(const void* p) {
-  uint32_t address;
-  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(address) : "l"(p));
-  return address;
-}
-
-// No swizzle, K-major: LBO 128 bytes (K half to K half), SBO 256 bytes (8-row group to the next).
-__device__ inline uint64_t descriptor(uint32_t address) {
-  return static_cast<uint64_t>((address >> 4) & 0x3FFF) | (static_cast<uint64_t>(128 >> 4) << 16) |
-         (static_cast<uint64_t>(256 >> 4) << 32);
-}
-
 // Starts the copies of slab `slab` (K from slab * 64) into stage `stage`: 1024 16-byte core-matrix
 // rows (A's 128 rows and B's 128 rows, four 16-byte columns each), four per thread.
 __device__ inline void load_slab(const ScaledMmParams& p, uint32_t stage_base, long long slab, long long row0,
@@ -55,7 +44,7 @@ __device__ inline void load_slab(const ScaledMmParams& p, uint32_t stage_base, l
     const uint8_t* src = inside ? base + row * p.k + col : base;
     const int step = column >> 1, half = column & 1;
     const uint32_t dst = stage_base + (is_b ? kSubTileA * 2 : 0) + step * (is_b ? kSubTileB : kSubTileA) +
-                         ((r >> 3) * 2 + half) * 128 + (r & 7) * 16;
+                         core_matrix_offset(r, half * 16);
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(inside ? 16 : 0) : "memory");
   }
 }

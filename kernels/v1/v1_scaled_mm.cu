@@ -11,6 +11,7 @@
 #include "integer_step.h"
 #include "scaled_mm_params.h"
 #include "special_rows.h"
+#include "k_slices.h"
 
 namespace {
 
@@ -20,7 +21,7 @@ __device__ uint32_t chain(const ScaledMmParams& p, const uint8_t* a, const uint8
   for (long long s = begin; s < end; s += p.terms) {
     const int n = static_cast<int>(min(static_cast<long long>(p.terms), end - s));
     const uint8_t *ca = a + s, *cb = b + s;
-    c = integer_step(
+    c = block_step(
         p, [&](int x) { return p.table_a[ca[x]]; }, [&](int x) { return p.table_b[cb[x]]; }, n, c, flag);
   }
   return c;
@@ -36,11 +37,9 @@ extern "C" __global__ void v1_scaled_mm(ScaledMmParams p) {
   const uint8_t* row_b = p.b + j * p.k;
   bool flag = p.special_rows_a[i] | p.special_rows_b[j];
   float total = 0.0f;
-  const long long grains = (p.k + p.split_grain - 1) / p.split_grain;
-  const long long chunk = (grains + p.split_k - 1) / p.split_k * p.split_grain;
   for (int s = 0; s < p.split_k; ++s) {
-    const long long begin = min(p.k, chunk * s);
-    const long long end = s == p.split_k - 1 ? p.k : min(p.k, chunk * (s + 1));
+    long long begin, end;
+    k_slice(p, s, begin, end);
     float partial;
     if (p.single_chain) {
       partial = __uint_as_float(chain(p, row_a, row_b, begin, end, 0, flag));

@@ -10,6 +10,7 @@
 #include "integer_step.h"
 #include "scaled_mm_params.h"
 #include "special_rows.h"
+#include "k_slices.h"
 
 namespace {
 
@@ -35,11 +36,9 @@ extern "C" __global__ void __launch_bounds__(kSide * kSide, 1) v4_scaled_mm(Scal
     flag[q] = i < p.m && j < p.n && (p.special_rows_a[i] | p.special_rows_b[j]);
     total[q] = 0.0f;
   }
-  const long long grains = (p.k + p.split_grain - 1) / p.split_grain;
-  const long long chunk = (grains + p.split_k - 1) / p.split_k * p.split_grain;
   for (int s = 0; s < p.split_k; ++s) {
-    const long long begin = min(p.k, chunk * s);
-    const long long end = s == p.split_k - 1 ? p.k : min(p.k, chunk * (s + 1));
+    long long begin, end;
+    k_slice(p, s, begin, end);
     // A single chain is one block over the whole slice; an empty slice sums to +0.
     const long long block = p.single_chain ? max(end - begin, 1ll) : static_cast<long long>(p.promotion_interval);
 #pragma unroll
@@ -62,7 +61,7 @@ extern "C" __global__ void __launch_bounds__(kSide * kSide, 1) v4_scaled_mm(Scal
         for (int q = 0; q < kPer * kPer; ++q) {
           const DecodedOperand* ra = tile_a + (ty + kSide * (q / kPer)) * kStride;
           const DecodedOperand* rb = tile_b + (tx + kSide * (q % kPer)) * kStride;
-          c[q] = integer_step(
+          c[q] = block_step(
               p, [&](int x) { return ra[x]; }, [&](int x) { return rb[x]; }, n, c[q], flag[q]);
         }
       }

@@ -84,8 +84,6 @@ Result<std::string> cuda_module_origin(const std::string& module) {
 bool cuda_backend_supports(const Plan& plan, std::string* why) {
   std::string reason;
   if (!fast_path_supports(plan, &reason)) {
-  } else if (plan.preset->accumulator_entry != AccumulatorEntry::in_block) {
-    reason = "c added after the block (the kernels enter c inside it)";
   } else if (plan.algorithm.fused_bias || !plan.algorithm.fold_tensorwise_scales) {
     reason = "an epilogue other than scale-then-bias with folded tensorwise scales";
   } else if (plan.algorithm.accumulation == Accumulation::promoted && plan.algorithm.promotion_interval <= 0) {
@@ -215,6 +213,7 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& 
   params.promotion_interval = alg.promotion_interval;
   params.split_k = plan.split_k;
   params.split_grain = alg.split_k_grain;
+  params.late_c = p.accumulator_entry == AccumulatorEntry::late_fp32;
   // The pre-pass: rows of a and of b that hold NaN/Inf codes, one warp per row.
   CUfunction flag_rows = nullptr;
   if (CUresult r = d.module_function(&flag_rows, (*module)->module, "flag_special_rows"); r != CUDA_SUCCESS)
