@@ -1,13 +1,20 @@
 // h4: the pipelined Hopper-native kernel (sm_90a): h1's arithmetic (the real wgmma FP8 step,
 // chained within a promotion block; blocks added in FP32 round-to-nearest; v1's epilogue) at a
-// larger tile with loads overlapped with the tensor core. A block of two warpgroups computes
-// 128 x 128 outputs, each warpgroup 64 x 128 with wgmma.m64n128k32. K streams through a
-// three-stage shared-memory ring of 64-element slabs filled by cp.async (16-byte copies,
-// zero-filled past K and past the last row), so that the next slabs load while the tensor core
-// works on this one. Scope, checked by the host: one split-K slice (h1 takes split calls) and K a
-// multiple of 16 (16-byte aligned rows). Elements whose rows hold NaN/Inf codes (flag_special_rows)
-// and FP8 outputs of an infinity go to the host's oracle. No CUDA header: NVRTC builds it for sm_90a.
+// larger tile with the tensor core kept busy. A block of two warpgroups computes 128 x 128
+// outputs, each warpgroup 64 x 128 with wgmma.m64n128k32. K streams through a ring of 128-element
+// slabs (common/h4_tiling.h: five stages of 32 KiB in dynamic shared memory) filled by cp.async
+// (16-byte copies, zero-filled past K and past the last row) three slabs ahead. Steps are not
+// waited for one by one: a slab's four steps are issued back to back and committed as one group,
+// and the warpgroup waits only for the previous slab's group, so the tensor core works on slab s
+// while slab s - 1's block is promoted. Promotion blocks alternate between two accumulators for
+// that reason: block b chains in acc[b % 2] while block b - 1's is added to the FP32 sum.
+// Scope, checked by the host: one split-K slice (h1 takes split calls), K a multiple of 16
+// (16-byte aligned rows), promotion blocks a multiple of 128 (they start at slab boundaries).
+// Elements whose rows hold NaN/Inf codes (flag_special_rows) and FP8 outputs of an infinity go
+// to the host's oracle. The grid walks tiles eight tile rows at a time so that the B columns a
+// wave reads stay in L2. No CUDA header: NVRTC builds it for sm_90a.
 #include "epilogue.h"
+#include "h4_tiling.h"
 #include "scaled_mm_params.h"
 #include "special_rows.h"
 #include "wgmma_smem.h"
@@ -18,41 +25,74 @@
 
 namespace {
 
-constexpr int kTileM = 128, kTileN = 128;  // outputs per block
-constexpr int kStepK = 32;                 // K of one wgmma
-constexpr int kSlabK = 64;                 // K per pipeline stage: two steps
-constexpr int kStages = 3;
-constexpr int kSubTileA = kTileM * kStepK;  // bytes of one 32-element step of A (core-matrix layout)
-constexpr int kSubTileB = kTileN * kStepK;
-constexpr int kStageBytes = (kSubTileA + kSubTileB) * (kSlabK / kStepK);  // 16 KiB
+constexpr int kStepK = 32;                            // K of one wgmma
+constexpr int kStepsPerSlab = kH4SlabK / kStepK;      // 4
+constexpr int kAhead = kH4Stages - 2;                 // slabs in flight while one is computed and one may still be read
+constexpr int kSubTileA = kH4TileM * kStepK;          // bytes of one 32-element step of A (core-matrix layout)
+constexpr int kSubTileB = kH4TileN * kStepK;
+constexpr int kBOffset = kSubTileA * kStepsPerSlab;   // B's steps follow A's in a stage
 
 #ifdef MMAEMU_H4_WGMMA
-// Starts the copies of slab `slab` (K from slab * 64) into stage `stage`: 1024 16-byte core-matrix
-// rows (A's 128 rows and B's 128 rows, four 16-byte columns each), four per thread.
-__device__ inline void load_slab(const ScaledMmParams& p, uint32_t stage_base, long long slab, long long row0,
-                                 long long col0) {
-#pragma unroll
+// Copies slabs of A and B into ring stages: 2048 16-byte pieces a slab (A's 128 rows and B's
+// 128 rows, eight 16-byte columns each), eight per thread. A warp copies one step (32 elements
+// of K) of 16 rows, both 16-byte halves: every 32-byte global sector is whole in one instruction,
+// and each eight lanes write eight different core-matrix rows (128 bytes, no bank conflict).
+// Thread (warp w, lane l) copies step w % 4, half l / 16, rows 16 (w / 4) + l % 16 + 32 u for
+// u = 0..3 of A and of B: one base pointer per operand and a row mask, so the addresses cost few
+// registers.
+struct SlabCopier {
+  const uint8_t* a;  // this thread's first A piece of slab 0
+  const uint8_t* b;
+  long long stride;  // 32 rows
+  long long column;  // this thread's K offset in a slab
+  uint32_t dst;      // its first destination in a stage
+  unsigned rows_in;  // bit u: A row u inside; bit 4 + u: B row u inside
+};
+
+__device__ inline SlabCopier slab_copier(const ScaledMmParams& p, long long row0, long long col0) {
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int step = warp & 3, half = lane >> 4, r = (warp >> 2) * 16 + (lane & 15);
+  SlabCopier c;
+  c.column = step * kStepK + half * 16;
+  c.a = p.a + (row0 + r) * p.k + c.column;
+  c.b = p.b + (col0 + r) * p.k + c.column;
+  c.stride = 32 * p.k;
+  c.dst = step * kSubTileA + core_matrix_offset(r, half * 16);
+  c.rows_in = 0;
   for (int u = 0; u < 4; ++u) {
-    const int chunk = threadIdx.x + u * 256;  // 0..1023
-    const bool is_b = chunk >= 512;
-    const int r = (chunk & 511) >> 2, column = chunk & 3;  // row in the tile, 16-byte column in the slab
-    const long long row = (is_b ? col0 : row0) + r;
-    const long long rows = is_b ? p.n : p.m;
-    const long long col = slab * kSlabK + column * 16;
-    const uint8_t* base = is_b ? p.b : p.a;
-    const bool inside = row < rows && col < p.k;  // K is a multiple of 16: a row is all in or all out
-    const uint8_t* src = inside ? base + row * p.k + col : base;
-    const int step = column >> 1, half = column & 1;
-    const uint32_t dst = stage_base + (is_b ? kSubTileA * 2 : 0) + step * (is_b ? kSubTileB : kSubTileA) +
-                         core_matrix_offset(r, half * 16);
+    if (row0 + r + 32 * u < p.m) c.rows_in |= 1u << u;
+    if (col0 + r + 32 * u < p.n) c.rows_in |= 16u << u;
+  }
+  return c;
+}
+
+// Starts the copies of slab `slab` (K from slab * 128) into the stage at `stage_base`; pieces past
+// K or past the last row are zero-filled (K is a multiple of 16: a piece is all in or all out).
+__device__ inline void load_slab(const ScaledMmParams& p, const SlabCopier& c, uint32_t stage_base, int slab) {
+  const long long offset = static_cast<long long>(slab) * kH4SlabK;
+  const bool k_in = c.column + offset < p.k;
+#pragma unroll
+  for (int u = 0; u < 8; ++u) {
+    const bool is_b = u >= 4;
+    const int v = u & 3;
+    const bool inside = k_in && (c.rows_in >> u & 1u);
+    const uint8_t* src = inside ? (is_b ? c.b : c.a) + offset + v * c.stride : p.a;
+    // Rows 32 apart are four core-matrix row groups (4 x 256 bytes) apart.
+    const uint32_t dst = stage_base + (is_b ? kBOffset : 0) + c.dst + v * 1024;
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(inside ? 16 : 0) : "memory");
   }
 }
 
 __device__ inline void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
-__device__ inline void wgmma_commit_and_wait() {
-  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+__device__ inline void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int Pending>
+__device__ inline void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(Pending) : "memory");
+}
+// Keeps the compiler from moving accesses to an accumulator across a wait.
+__device__ inline void fence_registers(float (&d)[64]) {
+#pragma unroll
+  for (int r = 0; r < 64; ++r) asm volatile("" : "+f"(d[r])::"memory");
 }
 
 #define MMAEMU_H4_STEP(TYPES)                                                                   \
@@ -70,43 +110,109 @@ __device__ inline void wgmma_step(float (&d)[64], uint64_t da, uint64_t db, int 
   else MMAEMU_H4_STEP("e5m2.e5m2");
 }
 
+// The steps of one slab (up to four; fewer at the end of K) chained into d; the first starts a
+// new chain when the slab starts a promotion block.
+template <int Pair>
+__device__ inline void slab_steps(float (&d)[64], uint32_t stage, int group, int steps, bool block_start) {
+  fence_registers(d);
+  const uint32_t a = stage + group * (kSubTileA / 2), b = stage + kBOffset;
+  if (steps == kStepsPerSlab) {  // every slab but perhaps the last
+#pragma unroll
+    for (int q = 0; q < kStepsPerSlab; ++q)
+      wgmma_step<Pair>(d, descriptor(a + q * kSubTileA), descriptor(b + q * kSubTileB), block_start && q == 0 ? 0 : 1);
+  } else {
+    for (int q = 0; q < steps; ++q)
+      wgmma_step<Pair>(d, descriptor(a + q * kSubTileA), descriptor(b + q * kSubTileB), block_start && q == 0 ? 0 : 1);
+  }
+  fence_registers(d);
+}
+
+// Adds a finished block to the FP32 sum, in FP32 round-to-nearest as the library does.
+__device__ inline void promote(float (&partial)[64], float (&d)[64]) {
+  fence_registers(d);
+#pragma unroll
+  for (int r = 0; r < 64; ++r) partial[r] = __fadd_rn(partial[r], d[r]);
+}
+
+// The ring as one warpgroup walks it: the slab computed next, its stage, and the stage that the
+// slab kAhead further on is loaded into.
+struct Ring {
+  uint32_t base;
+  int slab, slabs, stage, fill;
+};
+
+// One slab: wait for its copies, start the copies of slab + kAhead, issue its steps into d (a new
+// chain when it starts a block), and wait for slab - 1's steps, so that the caller may read the
+// accumulator that slab - 1 finished while this slab's steps run.
+template <int Pair>
+__device__ inline void slab_iteration(const ScaledMmParams& p, const SlabCopier& copier, Ring& ring, int group,
+                                      float (&d)[64], bool block_start) {
+  asm volatile("cp.async.wait_group %0;" ::"n"(kAhead - 1) : "memory");  // this slab has landed
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");            // visible to wgmma
+  // Every thread's copies of this slab landed; every warpgroup has waited for the steps of
+  // slab - 1 and earlier, so the stage of slab - 2 (refilled next) is free.
+  __syncthreads();
+  if (ring.slab + kAhead < ring.slabs) load_slab(p, copier, ring.base + ring.fill * kH4StageBytes, ring.slab + kAhead);
+  asm volatile("cp.async.commit_group;" ::: "memory");
+  const long long left = p.k - static_cast<long long>(ring.slab) * kH4SlabK;
+  const int steps = left >= kH4SlabK ? kStepsPerSlab : static_cast<int>((left + kStepK - 1) / kStepK);
+  wgmma_fence();
+  slab_steps<Pair>(d, ring.base + ring.stage * kH4StageBytes, group, steps, block_start);
+  wgmma_commit();
+  wgmma_wait<1>();  // the steps of slab - 1 are done
+  ++ring.slab;
+  ring.stage = ring.stage + 1 == kH4Stages ? 0 : ring.stage + 1;
+  ring.fill = ring.fill + 1 == kH4Stages ? 0 : ring.fill + 1;
+}
+
 template <int Pair>
 __device__ void h4_tile(const ScaledMmParams& p) {
-  __shared__ __align__(128) uint8_t ring[kStages * kStageBytes];
-  const long long row0 = static_cast<long long>(blockIdx.y) * kTileM, col0 = static_cast<long long>(blockIdx.x) * kTileN;
+  extern __shared__ __align__(128) uint8_t ring_memory[];
+  // Tile order: groups of kH4GroupTiles tile rows, column by column within a group.
+  const long long tiles_m = (p.m + kH4TileM - 1) / kH4TileM, tiles_n = (p.n + kH4TileN - 1) / kH4TileN;
+  const long long per_group = kH4GroupTiles * tiles_n, id = blockIdx.x;
+  const long long first = id / per_group * kH4GroupTiles, rows_here = min(tiles_m - first, (long long)kH4GroupTiles);
+  const long long tile_m = first + (id % per_group) % rows_here, tile_n = (id % per_group) / rows_here;
+  const long long row0 = tile_m * kH4TileM, col0 = tile_n * kH4TileN;
   const int group = threadIdx.x >> 7;  // warpgroup: rows 64 * group .. of the tile
-  const uint32_t ring_base = shared_address(ring);
-  const long long slabs = (p.k + kSlabK - 1) / kSlabK;
-  // A single chain is one block over all of K (one slice); else blocks of promotion_interval.
-  const long long block = p.single_chain ? p.k : static_cast<long long>(p.promotion_interval);
-  float acc[64], partial[64];
-#pragma unroll
-  for (int r = 0; r < 64; ++r) acc[r] = partial[r] = 0.0f;
-  for (int s = 0; s < kStages - 1; ++s) {
-    if (s < slabs) load_slab(p, ring_base + s * kStageBytes, s, row0, col0);
+  const SlabCopier copier = slab_copier(p, row0, col0);
+  Ring ring{shared_address(ring_memory), 0, static_cast<int>((p.k + kH4SlabK - 1) / kH4SlabK), 0, kAhead};
+  for (int s = 0; s < kAhead; ++s) {
+    if (s < ring.slabs) load_slab(p, copier, ring.base + s * kH4StageBytes, s);
     asm volatile("cp.async.commit_group;" ::: "memory");
   }
-  for (long long slab = 0; slab < slabs; ++slab) {
-    asm volatile("cp.async.wait_group %0;" ::"n"(kStages - 2) : "memory");  // this slab has landed
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");             // visible to wgmma
-    __syncthreads();  // every thread's copies landed; every warpgroup is done with the slab refilled next
-    const long long next = slab + kStages - 1;
-    if (next < slabs) load_slab(p, ring_base + (next % kStages) * kStageBytes, next, row0, col0);
-    asm volatile("cp.async.commit_group;" ::: "memory");
-    const uint32_t stage = ring_base + (slab % kStages) * kStageBytes;
+  float partial[64];
 #pragma unroll
-    for (int q = 0; q < kSlabK / kStepK; ++q) {
-      const long long k0 = slab * kSlabK + q * kStepK;
-      if (k0 >= p.k) break;
-      const long long offset = k0 % block;  // blocks start at multiples of 32 (checked by the host)
-      wgmma_fence();
-      wgmma_step<Pair>(acc, descriptor(stage + q * kSubTileA + group * (kSubTileA / 2)),
-                       descriptor(stage + kSubTileA * 2 + q * kSubTileB), offset == 0 ? 0 : 1);
-      const bool block_ends = offset + kStepK >= block || k0 + kStepK >= p.k;
-      wgmma_commit_and_wait();
-      if (block_ends) {
+  for (int r = 0; r < 64; ++r) partial[r] = 0.0f;
+  if (p.single_chain) {
+    // One chain over all of K: the sum is the chain itself.
+    while (ring.slab < ring.slabs) slab_iteration<Pair>(p, copier, ring, group, partial, ring.slab == 0);
+    wgmma_wait<0>();
+    fence_registers(partial);
+  } else {
+    // Blocks of promotion_interval / 128 slabs, alternately in acc0 and acc1: the block that
+    // just ended is added to the sum while the next one's first steps run.
+    const int per_block = p.promotion_interval / kH4SlabK;
+    float acc0[64], acc1[64];
 #pragma unroll
-        for (int r = 0; r < 64; ++r) partial[r] = p.single_chain ? acc[r] : __fadd_rn(partial[r], acc[r]);
+    for (int r = 0; r < 64; ++r) acc0[r] = acc1[r] = 0.0f;
+    while (ring.slab < ring.slabs) {
+      for (int q = 0; q < per_block && ring.slab < ring.slabs; ++q) {
+        slab_iteration<Pair>(p, copier, ring, group, acc0, q == 0);
+        if (q == 0 && ring.slab > 1) promote(partial, acc1);
+      }
+      if (ring.slab == ring.slabs) {
+        wgmma_wait<0>();
+        promote(partial, acc0);
+        break;
+      }
+      for (int q = 0; q < per_block && ring.slab < ring.slabs; ++q) {
+        slab_iteration<Pair>(p, copier, ring, group, acc1, q == 0);
+        if (q == 0) promote(partial, acc0);
+      }
+      if (ring.slab == ring.slabs) {
+        wgmma_wait<0>();
+        promote(partial, acc1);
       }
     }
   }

@@ -63,6 +63,14 @@ TEST_CASE("h1 and h4 take the Hopper wgmma step on sm_90 only", "[cuda][choice]"
   CHECK(h1_supports(plan, 9, 0));
   CHECK_FALSE(h4_supports(plan, odd, 9, 0, &why));
   CHECK(why.find("multiple of 16") != std::string::npos);
+  Plan every_64 = plan;  // h4 promotes at its 128-element slabs; h1 takes any whole number of steps
+  every_64.algorithm.accumulation = Accumulation::promoted;
+  every_64.algorithm.promotion_interval = 64;
+  CHECK(h1_supports(every_64, 9, 0));
+  CHECK_FALSE(h4_supports(every_64, call, 9, 0, &why));
+  CHECK(why.find("128") != std::string::npos);
+  every_64.algorithm.promotion_interval = 256;
+  CHECK(h4_supports(every_64, call, 9, 0));
 }
 
 TEST_CASE("v1 and v4 take every FP8 preset, c inside the block or late", "[cuda][choice]") {

@@ -25,27 +25,36 @@ std::string DriverApi::describe(CUresult r) const {
 Result<Gpu> open_gpu(int ordinal) {
   // Loaded once and never closed: the driver stays for the life of the process.
   static void* cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!cuda) return Error(Errc::device_unavailable, "no CUDA driver: libcuda.so.1 could not be loaded");
+  if (!cuda)
+    return Error(Errc::device_unavailable, "no CUDA driver: libcuda.so.1 could not be loaded");
   Gpu g;
   DriverApi& d = g.api;
   const bool bound =
       bind(cuda, "cuInit", d.init) && bind(cuda, "cuGetErrorString", d.error_string) &&
       bind(cuda, "cuDeviceGet", d.device_get) && bind(cuda, "cuDeviceGetName", d.device_name) &&
-      bind(cuda, "cuDeviceGetAttribute", d.attribute) && bind(cuda, "cuDriverGetVersion", d.version) &&
-      bind(cuda, "cuDevicePrimaryCtxRetain", d.retain) && bind(cuda, "cuCtxSetCurrent", d.set_current) &&
-      bind(cuda, "cuMemAlloc_v2", d.alloc) && bind(cuda, "cuMemFree_v2", d.free) &&
-      bind(cuda, "cuMemcpyHtoD_v2", d.to_device) && bind(cuda, "cuMemcpyDtoH_v2", d.to_host) &&
-      bind(cuda, "cuMemsetD8_v2", d.memset8) && bind(cuda, "cuCtxSynchronize", d.synchronize) &&
-      bind(cuda, "cuModuleLoadData", d.module_load) && bind(cuda, "cuModuleUnload", d.module_unload) &&
-      bind(cuda, "cuModuleGetFunction", d.module_function) && bind(cuda, "cuLaunchKernel", d.launch);
-  if (!bound) return Error(Errc::device_unavailable, "libcuda.so.1 lacks a driver entry point this build needs");
+      bind(cuda, "cuDeviceGetAttribute", d.attribute) &&
+      bind(cuda, "cuDriverGetVersion", d.version) &&
+      bind(cuda, "cuDevicePrimaryCtxRetain", d.retain) &&
+      bind(cuda, "cuCtxSetCurrent", d.set_current) && bind(cuda, "cuMemAlloc_v2", d.alloc) &&
+      bind(cuda, "cuMemFree_v2", d.free) && bind(cuda, "cuMemcpyHtoD_v2", d.to_device) &&
+      bind(cuda, "cuMemcpyDtoH_v2", d.to_host) && bind(cuda, "cuMemsetD8_v2", d.memset8) &&
+      bind(cuda, "cuCtxSynchronize", d.synchronize) &&
+      bind(cuda, "cuModuleLoadData", d.module_load) &&
+      bind(cuda, "cuModuleUnload", d.module_unload) &&
+      bind(cuda, "cuModuleGetFunction", d.module_function) &&
+      bind(cuda, "cuLaunchKernel", d.launch) &&
+      bind(cuda, "cuFuncSetAttribute", d.function_attribute);
+  if (!bound)
+    return Error(Errc::device_unavailable,
+                 "libcuda.so.1 lacks a driver entry point this build needs");
   if (CUresult r = d.init(0); r != CUDA_SUCCESS)
     return Error(Errc::device_unavailable, "cuInit failed: " + d.describe(r));
   if (CUresult r = d.device_get(&g.device, ordinal); r != CUDA_SUCCESS)
-    return Error(Errc::device_unavailable, "no GPU " + std::to_string(ordinal) + ": " + d.describe(r));
+    return Error(Errc::device_unavailable,
+                 "no GPU " + std::to_string(ordinal) + ": " + d.describe(r));
   if (CUresult r = d.retain(&g.context, g.device); r != CUDA_SUCCESS)
-    return Error(Errc::device_unavailable, "cannot create a context on GPU " + std::to_string(ordinal) + ": " +
-                                               d.describe(r));
+    return Error(Errc::device_unavailable, "cannot create a context on GPU " +
+                                               std::to_string(ordinal) + ": " + d.describe(r));
   d.set_current(g.context);
   char name[256] = {};
   d.device_name(name, sizeof name, g.device);
@@ -61,7 +70,8 @@ DeviceBuffer::DeviceBuffer(const DriverApi& api, size_t bytes) : api_(&api) {
   if (api.alloc(&ptr_, bytes ? bytes : 1) != CUDA_SUCCESS) ptr_ = 0;
 }
 
-DeviceBuffer::DeviceBuffer(const DriverApi& api, std::span<const uint8_t> host) : DeviceBuffer(api, host.size()) {
+DeviceBuffer::DeviceBuffer(const DriverApi& api, std::span<const uint8_t> host)
+    : DeviceBuffer(api, host.size()) {
   if (ptr_ && !host.empty()) api.to_device(ptr_, host.data(), host.size());
 }
 
@@ -82,7 +92,8 @@ Result<std::unique_ptr<LtSession>> open_lt_session(const std::string& library, i
   s->gpu = std::move(gpu).value();
   s->library = library;
   LtApi& lt = s->lt;
-  const bool bound = bind(so, "cublasLtCreate", lt.create) && bind(so, "cublasLtDestroy", lt.destroy) &&
+  const bool bound = bind(so, "cublasLtCreate", lt.create) &&
+                     bind(so, "cublasLtDestroy", lt.destroy) &&
                      bind(so, "cublasLtGetVersion", lt.version) &&
                      bind(so, "cublasLtMatmulDescCreate", lt.desc_create) &&
                      bind(so, "cublasLtMatmulDescDestroy", lt.desc_destroy) &&
@@ -95,7 +106,9 @@ Result<std::unique_ptr<LtSession>> open_lt_session(const std::string& library, i
                      bind(so, "cublasLtMatmulAlgoGetHeuristic", lt.heuristic) &&
                      bind(so, "cublasLtMatmul", lt.matmul) &&
                      bind(so, "cublasLtMatmulAlgoConfigGetAttribute", lt.algo_get);
-  if (!bound) return Error(Errc::device_unavailable, library + " lacks a cuBLASLt entry point this build needs");
+  if (!bound)
+    return Error(Errc::device_unavailable,
+                 library + " lacks a cuBLASLt entry point this build needs");
   if (lt.create(&s->handle) != CUBLAS_STATUS_SUCCESS) {
     s->handle = nullptr;
     return Error(Errc::device_unavailable, "cublasLtCreate failed");

@@ -34,6 +34,7 @@ struct DriverApi {
   decltype(&cuModuleLoadData) module_load;
   decltype(&cuModuleUnload) module_unload;
   decltype(&cuModuleGetFunction) module_function;
+  decltype(&cuFuncSetAttribute) function_attribute;
   decltype(&cuLaunchKernel) launch;
 
   std::string describe(CUresult r) const;

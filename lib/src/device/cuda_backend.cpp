@@ -11,9 +11,10 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
-#include <tuple>
 #include <climits>
+#include <tuple>
 
+#include "common/h4_tiling.h"
 #include "common/scaled_mm_params.h"
 #include "cpu/fp8_codes.hpp"
 #include "device/cuda_api.hpp"
@@ -30,7 +31,8 @@ using device::DeviceBuffer;
 std::vector<DecodedOperand> operand_table(Format format) {
   std::vector<DecodedOperand> table(256);
   const auto codes = decode_fp8_codes(format);
-  for (size_t code = 0; code < 256; ++code) table[code] = {codes[code].significand, codes[code].exponent};
+  for (size_t code = 0; code < 256; ++code)
+    table[code] = {codes[code].significand, codes[code].exponent};
   return table;
 }
 
@@ -44,19 +46,25 @@ bool is_wgmma_fp8_step(const Preset& p) {
   const Preset* w = find_preset("hopper_fp8_wgmma_k32");
   const StepResult &a = p.f32_result, &b = w->f32_result;
   return p.terms_per_step == w->terms_per_step && p.product_alignment == w->product_alignment &&
-         p.alignment_fraction_bits == w->alignment_fraction_bits && p.shifted_out == w->shifted_out &&
-         p.accumulator_entry == w->accumulator_entry && p.flush_subnormal_inputs == w->flush_subnormal_inputs &&
-         a.format == b.format && a.fraction_bits == b.fraction_bits && a.rounding == b.rounding &&
+         p.alignment_fraction_bits == w->alignment_fraction_bits &&
+         p.shifted_out == w->shifted_out && p.accumulator_entry == w->accumulator_entry &&
+         p.flush_subnormal_inputs == w->flush_subnormal_inputs && a.format == b.format &&
+         a.fraction_bits == b.fraction_bits && a.rounding == b.rounding &&
          a.exponent_floor == b.exponent_floor;
 }
 
 int format_index(Format f) {
   switch (f) {
-    case Format::f32: return 0;
-    case Format::bf16: return 1;
-    case Format::f16: return 2;
-    case Format::f8_e4m3: return 3;
-    default: return 4;
+    case Format::f32:
+      return 0;
+    case Format::bf16:
+      return 1;
+    case Format::f16:
+      return 2;
+    case Format::f8_e4m3:
+      return 3;
+    default:
+      return 4;
   }
 }
 
@@ -86,7 +94,8 @@ bool cuda_backend_supports(const Plan& plan, std::string* why) {
   if (!fast_path_supports(plan, &reason)) {
   } else if (plan.algorithm.fused_bias || !plan.algorithm.fold_tensorwise_scales) {
     reason = "an epilogue other than scale-then-bias with folded tensorwise scales";
-  } else if (plan.algorithm.accumulation == Accumulation::promoted && plan.algorithm.promotion_interval <= 0) {
+  } else if (plan.algorithm.accumulation == Accumulation::promoted &&
+             plan.algorithm.promotion_interval <= 0) {
     reason = "no promotion interval";
   }
   if (why) *why = reason;
@@ -97,10 +106,13 @@ bool h1_supports(const Plan& plan, int compute_major, int compute_minor, std::st
   std::string reason;
   if (!cuda_backend_supports(plan, &reason)) {
   } else if (!is_wgmma_fp8_step(*plan.preset)) {
-    reason = "h1 issues wgmma, whose step is hopper_fp8_wgmma_k32's, not " + plan.preset->name + "'s";
+    reason = "h1 and h4 issue wgmma, whose step is hopper_fp8_wgmma_k32's, not " +
+             plan.preset->name + "'s";
   } else if (compute_major != 9 || compute_minor != 0) {
-    reason = "h1 needs an sm_90 GPU (wgmma), not sm_" + std::to_string(compute_major) + std::to_string(compute_minor);
-  } else if ((plan.algorithm.accumulation == Accumulation::promoted && plan.algorithm.promotion_interval % 32 != 0) ||
+    reason = "h1 needs an sm_90 GPU (wgmma), not sm_" + std::to_string(compute_major) +
+             std::to_string(compute_minor);
+  } else if ((plan.algorithm.accumulation == Accumulation::promoted &&
+              plan.algorithm.promotion_interval % 32 != 0) ||
              plan.algorithm.split_k_grain % 32 != 0) {
     reason = "promotion blocks or split-K grains that are not whole 32-element steps";
   }
@@ -108,13 +120,20 @@ bool h1_supports(const Plan& plan, int compute_major, int compute_minor, std::st
   return reason.empty();
 }
 
-bool h4_supports(const Plan& plan, const ScaledMmCall& call, int compute_major, int compute_minor, std::string* why) {
+bool h4_supports(const Plan& plan, const ScaledMmCall& call, int compute_major, int compute_minor,
+                 std::string* why) {
   std::string reason;
   if (!h1_supports(plan, compute_major, compute_minor, &reason)) {
   } else if (plan.split_k != 1) {
     reason = "h4 computes one split-K slice, not " + std::to_string(plan.split_k) + " (h1 does)";
   } else if (call.k % 16 != 0) {
-    reason = "h4 copies 16-byte rows: K = " + std::to_string(call.k) + " is not a multiple of 16 (h1 takes it)";
+    reason = "h4 copies 16-byte rows: K = " + std::to_string(call.k) +
+             " is not a multiple of 16 (h1 takes it)";
+  } else if (plan.algorithm.accumulation == Accumulation::promoted &&
+             plan.algorithm.promotion_interval % kH4SlabK != 0) {
+    reason = "h4 promotes at its " + std::to_string(kH4SlabK) +
+             "-element slabs: a promotion interval of " +
+             std::to_string(plan.algorithm.promotion_interval) + " is not a multiple (h1 takes it)";
   }
   if (why) *why = reason;
   return reason.empty();
@@ -138,15 +157,17 @@ Result<std::string> cuda_kernel_for(const Plan& plan, const ScaledMmCall& call, 
   if (backend == Backend::cuda && h4) return std::string("h4");
   if (backend == Backend::cuda && h1) return std::string("h1");
   if (!cuda_backend_supports(plan, &why))
-    return Error(Errc::unsupported, "the CUDA kernels v1 and v4 do not cover " + plan.preset->name + ": " + why);
+    return Error(Errc::unsupported,
+                 "the CUDA kernels v1 and v4 do not cover " + plan.preset->name + ": " + why);
   if (backend == Backend::cuda_v1) return std::string("v1");
   if (plan.preset->terms_per_step > 64)
-    return Error(Errc::unsupported, "v4 holds steps of up to 64 terms, not " + std::to_string(plan.preset->terms_per_step));
+    return Error(Errc::unsupported, "v4 holds steps of up to 64 terms, not " +
+                                        std::to_string(plan.preset->terms_per_step));
   return std::string("v4");
 }
 
-Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& call, Backend backend,
-                                          CudaRunStats* stats) {
+Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& call,
+                                          Backend backend, CudaRunStats* stats) {
   auto kernel_name = cuda_kernel_for(plan, call, backend);
   if (!kernel_name) return kernel_name.error();
   const bool wgmma = *kernel_name == "h1" || *kernel_name == "h4";
@@ -159,27 +180,34 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& 
   std::string function = *kernel_name + "_scaled_mm";
   if (wgmma) {
     auto pair_name = [](Format f) { return f == Format::f8_e4m3 ? "e4m3" : "e5m2"; };
-    function = *kernel_name + "_scaled_mm_" + pair_name(call.a_dtype) + "_" + pair_name(call.b_dtype);
+    function =
+        *kernel_name + "_scaled_mm_" + pair_name(call.a_dtype) + "_" + pair_name(call.b_dtype);
   }
   CUfunction kernel = nullptr;
-  if (CUresult r = d.module_function(&kernel, (*module)->module, function.c_str()); r != CUDA_SUCCESS)
-    return Error(Errc::internal, "the " + *kernel_name + " module lacks " + function + ": " + d.describe(r));
+  if (CUresult r = d.module_function(&kernel, (*module)->module, function.c_str());
+      r != CUDA_SUCCESS)
+    return Error(Errc::internal,
+                 "the " + *kernel_name + " module lacks " + function + ": " + d.describe(r));
   const auto table_a = operand_table(call.a_dtype);
   const auto table_b = operand_table(call.b_dtype);
   const bool rowwise = call.scale_a.rowwise();
   std::vector<uint32_t> bias(call.bias ? static_cast<size_t>(call.n) : 0);
   for (size_t j = 0; j < bias.size(); ++j)
-    bias[j] = convert(call.bias->format, load_bits(call.bias->format, call.bias->values, j), Format::f32);
+    bias[j] =
+        convert(call.bias->format, load_bits(call.bias->format, call.bias->values, j), Format::f32);
   const size_t elements = static_cast<size_t>(call.m * call.n);
   const size_t out_bytes = elements * describe(call.out_dtype).storage_bytes();
   DeviceBuffer a(d, call.a), b(d, call.b), ta(d, bytes_of(table_a)), tb(d, bytes_of(table_b)),
       sa(d, rowwise ? bytes_of(call.scale_a.f32_bits) : std::span<const uint8_t>()),
-      sb(d, rowwise ? bytes_of(call.scale_b.f32_bits) : std::span<const uint8_t>()), bias_buffer(d, bytes_of(bias)),
-      out(d, out_bytes), fallback(d, elements), flagged(d, sizeof(unsigned)), rows_a(d, static_cast<size_t>(call.m)),
+      sb(d, rowwise ? bytes_of(call.scale_b.f32_bits) : std::span<const uint8_t>()),
+      bias_buffer(d, bytes_of(bias)), out(d, out_bytes), fallback(d, elements),
+      flagged(d, sizeof(unsigned)), rows_a(d, static_cast<size_t>(call.m)),
       rows_b(d, static_cast<size_t>(call.n));
-  if (!a.ok() || !b.ok() || !out.ok() || !fallback.ok() || !flagged.ok() || !rows_a.ok() || !rows_b.ok())
-    return Error(Errc::device_unavailable, "device memory could not be allocated for a " + std::to_string(call.m) + "x" +
-                                               std::to_string(call.n) + "x" + std::to_string(call.k) + " call");
+  if (!a.ok() || !b.ok() || !out.ok() || !fallback.ok() || !flagged.ok() || !rows_a.ok() ||
+      !rows_b.ok())
+    return Error(Errc::device_unavailable,
+                 "device memory could not be allocated for a " + std::to_string(call.m) + "x" +
+                     std::to_string(call.n) + "x" + std::to_string(call.k) + " call");
   const Preset& p = *plan.preset;
   const Algorithm& alg = plan.algorithm;
   ScaledMmParams params{};
@@ -198,7 +226,8 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& 
   params.n = call.n;
   params.k = call.k;
   params.alpha = rowwise ? 0.0f
-                         : std::bit_cast<float>(call.scale_a.f32_bits[0]) * std::bit_cast<float>(call.scale_b.f32_bits[0]);
+                         : std::bit_cast<float>(call.scale_a.f32_bits[0]) *
+                               std::bit_cast<float>(call.scale_b.f32_bits[0]);
   params.rowwise = rowwise;
   params.column_first = alg.rowwise_order == RowwiseScaleOrder::column_first;
   params.out_format = format_index(call.out_dtype);
@@ -206,7 +235,8 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& 
   params.special_rows_b = reinterpret_cast<const uint8_t*>(rows_b.ptr());
   params.terms = p.terms_per_step;
   params.alignment_bits = p.alignment_fraction_bits;
-  params.product_fraction_bits = describe(call.a_dtype).fraction_bits + describe(call.b_dtype).fraction_bits;
+  params.product_fraction_bits =
+      describe(call.a_dtype).fraction_bits + describe(call.b_dtype).fraction_bits;
   params.result_bits = p.f32_result.fraction_bits;
   params.exponent_floor = p.f32_result.exponent_floor.value_or(INT_MIN / 4);
   params.single_chain = alg.accumulation == Accumulation::single_chain;
@@ -216,40 +246,61 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& 
   params.late_c = p.accumulator_entry == AccumulatorEntry::late_fp32;
   // The pre-pass: rows of a and of b that hold NaN/Inf codes, one warp per row.
   CUfunction flag_rows = nullptr;
-  if (CUresult r = d.module_function(&flag_rows, (*module)->module, "flag_special_rows"); r != CUDA_SUCCESS)
-    return Error(Errc::internal, "the " + *kernel_name + " module lacks flag_special_rows: " + d.describe(r));
+  if (CUresult r = d.module_function(&flag_rows, (*module)->module, "flag_special_rows");
+      r != CUDA_SUCCESS)
+    return Error(Errc::internal,
+                 "the " + *kernel_name + " module lacks flag_special_rows: " + d.describe(r));
   for (const auto& [codes, rows, format, flags] :
-       {std::tuple{a.ptr(), call.m, call.a_dtype, rows_a.ptr()}, std::tuple{b.ptr(), call.n, call.b_dtype, rows_b.ptr()}}) {
+       {std::tuple{a.ptr(), call.m, call.a_dtype, rows_a.ptr()},
+        std::tuple{b.ptr(), call.n, call.b_dtype, rows_b.ptr()}}) {
     CUdeviceptr codes_ptr = codes, flags_ptr = flags;
     long long row_count = rows, k = call.k;
     int e5m2 = format == Format::f8_e5m2;
     void* flag_args[] = {&codes_ptr, &row_count, &k, &e5m2, &flags_ptr};
-    if (CUresult r = d.launch(flag_rows, static_cast<unsigned>((rows + 3) / 4), 1, 1, 128, 1, 1, 0, nullptr, flag_args,
-                              nullptr);
+    if (CUresult r = d.launch(flag_rows, static_cast<unsigned>((rows + 3) / 4), 1, 1, 128, 1, 1, 0,
+                              nullptr, flag_args, nullptr);
         r != CUDA_SUCCESS)
       return Error(Errc::device_unavailable, "flag_special_rows launch failed: " + d.describe(r));
   }
   void* args[] = {&params};
   // v1: one thread per element; v4: 256 threads per 64 x 64 tile; h1: one warpgroup per 64 x 64
-  // tile; h4: two warpgroups per 128 x 128 tile.
+  // tile; h4: two warpgroups per 128 x 128 tile, a one-dimensional grid it orders itself, and its
+  // ring in dynamic shared memory (over the 48 KiB default: the attribute must be raised).
   const unsigned threads_per_block = *kernel_name == "v4" || *kernel_name == "h4" ? 256 : 128;
-  const int64_t tile = *kernel_name == "h4" ? 128 : 64;
-  unsigned grid_x = static_cast<unsigned>((elements + threads_per_block - 1) / threads_per_block), grid_y = 1;
-  if (*kernel_name != "v1") {
-    grid_x = static_cast<unsigned>((call.n + tile - 1) / tile);
-    grid_y = static_cast<unsigned>((call.m + tile - 1) / tile);
+  unsigned grid_x = static_cast<unsigned>((elements + threads_per_block - 1) / threads_per_block),
+           grid_y = 1;
+  unsigned shared_bytes = 0;
+  if (*kernel_name == "v4" || *kernel_name == "h1") {
+    grid_x = static_cast<unsigned>((call.n + 63) / 64);
+    grid_y = static_cast<unsigned>((call.m + 63) / 64);
     if (grid_y > 65535)
-      return Error(Errc::unsupported, *kernel_name + ": m = " + std::to_string(call.m) + " exceeds 65535 tiles of rows");
+      return Error(Errc::unsupported, *kernel_name + ": m = " + std::to_string(call.m) +
+                                          " exceeds 65535 tiles of rows");
+  } else if (*kernel_name == "h4") {
+    const int64_t tiles =
+        ((call.m + kH4TileM - 1) / kH4TileM) * ((call.n + kH4TileN - 1) / kH4TileN);
+    if (tiles > INT_MAX)
+      return Error(Errc::unsupported, "h4: " + std::to_string(tiles) + " tiles exceed one grid");
+    grid_x = static_cast<unsigned>(tiles);
+    shared_bytes = kH4SharedBytes;
+    if (CUresult r = d.function_attribute(kernel, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                          kH4SharedBytes);
+        r != CUDA_SUCCESS)
+      return Error(Errc::device_unavailable,
+                   "h4 needs " + std::to_string(kH4SharedBytes) +
+                       " bytes of shared memory per block: " + d.describe(r));
   }
   const auto launched = std::chrono::steady_clock::now();
   if (elements > 0) {
-    if (CUresult r = d.launch(kernel, grid_x, grid_y, 1, threads_per_block, 1, 1, 0, nullptr, args, nullptr);
+    if (CUresult r = d.launch(kernel, grid_x, grid_y, 1, threads_per_block, 1, 1, shared_bytes,
+                              nullptr, args, nullptr);
         r != CUDA_SUCCESS)
       return Error(Errc::device_unavailable, function + " launch failed: " + d.describe(r));
     if (CUresult r = d.synchronize(); r != CUDA_SUCCESS)
       return Error(Errc::device_unavailable, function + " failed: " + d.describe(r));
   }
-  const double kernel_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - launched).count();
+  const double kernel_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - launched).count();
   std::vector<uint8_t> result(out_bytes);
   d.to_host(result.data(), out.ptr(), out_bytes);
   // The elements the kernel flagged (rows with NaN/Inf codes, results the integer step or the
@@ -279,7 +330,9 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& 
 namespace mmaemu {
 
 Result<std::string> cuda_backend_device() {
-  return Error(Errc::unsupported, "this mmaemu was built without the CUDA toolkit's headers: --backend cuda is unavailable");
+  return Error(
+      Errc::unsupported,
+      "this mmaemu was built without the CUDA toolkit's headers: --backend cuda is unavailable");
 }
 
 bool cuda_backend_supports(const Plan&, std::string* why) {
@@ -298,15 +351,22 @@ bool h4_supports(const Plan&, const ScaledMmCall&, int, int, std::string* why) {
 }
 
 Result<std::string> cuda_kernel_for(const Plan&, const ScaledMmCall&, Backend) {
-  return Error(Errc::unsupported, "this mmaemu was built without the CUDA toolkit's headers: --backend cuda is unavailable");
+  return Error(
+      Errc::unsupported,
+      "this mmaemu was built without the CUDA toolkit's headers: --backend cuda is unavailable");
 }
 
 Result<std::string> cuda_module_origin(const std::string&) {
-  return Error(Errc::unsupported, "this mmaemu was built without the CUDA toolkit's headers: --backend cuda is unavailable");
+  return Error(
+      Errc::unsupported,
+      "this mmaemu was built without the CUDA toolkit's headers: --backend cuda is unavailable");
 }
 
-Result<std::vector<uint8_t>> emulate_cuda(const Plan&, const ScaledMmCall&, Backend, CudaRunStats*) {
-  return Error(Errc::unsupported, "this mmaemu was built without the CUDA toolkit's headers: --backend cuda is unavailable");
+Result<std::vector<uint8_t>> emulate_cuda(const Plan&, const ScaledMmCall&, Backend,
+                                          CudaRunStats*) {
+  return Error(
+      Errc::unsupported,
+      "this mmaemu was built without the CUDA toolkit's headers: --backend cuda is unavailable");
 }
 
 }  // namespace mmaemu
