@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,9 +19,11 @@ struct KernelSpec {
 
 // The modules under `kernels_dir` (folders holding a spec.json), sorted.
 std::vector<std::string> kernel_modules_in(const std::filesystem::path& kernels_dir);
-Result<KernelSpec> load_kernel_spec(const std::filesystem::path& kernels_dir, const std::string& module);
+Result<KernelSpec> load_kernel_spec(const std::filesystem::path& kernels_dir,
+                                    const std::string& module);
 // sha256 over each source and header (sorted by name) and spec.json: name, a NUL, the bytes.
-Result<std::string> kernel_source_sha256(const std::filesystem::path& kernels_dir, const KernelSpec& spec);
+Result<std::string> kernel_source_sha256(const std::filesystem::path& kernels_dir,
+                                         const KernelSpec& spec);
 
 struct FatbinCheck {
   int modules = 0;
@@ -29,7 +32,30 @@ struct FatbinCheck {
 
 // Every fatbin in `bin_dir`'s manifest.json matches its sha256; with `sources`, every module of
 // `kernels_dir` is in the manifest and its sources hash to the manifest's source_sha256.
-Result<FatbinCheck> check_fatbins(const std::filesystem::path& kernels_dir, const std::filesystem::path& bin_dir,
-                                  bool require_manifest, bool sources);
+Result<FatbinCheck> check_fatbins(const std::filesystem::path& kernels_dir,
+                                  const std::filesystem::path& bin_dir, bool require_manifest,
+                                  bool sources);
+
+// A fatbin found on disk that may stand in for the one the library carries: <dir>/<module>.fatbin,
+// listed in <dir>/manifest.json with the sha256 of its bytes and with the carried manifest's
+// source_sha256 for the module (built from the same sources, so the same kernels and parameter
+// layout, perhaps for more architectures: `build-fatbin --release --out DIR`).
+struct InstalledFatbin {
+  std::filesystem::path path;
+  std::vector<uint8_t> image;
+};
+struct FatbinSearch {
+  std::optional<InstalledFatbin> found;
+  std::vector<std::string>
+      passed_over;  // one line per candidate not taken, naming the file and why
+};
+// Looks in each of `dirs` in turn; `carried_manifest` is the text of the manifest.json built
+// into the library. A directory without <module>.fatbin is passed over silently.
+FatbinSearch find_installed_fatbin(const std::string& module,
+                                   const std::vector<std::filesystem::path>& dirs,
+                                   const std::string& carried_manifest);
+// Where installed fatbins are looked for: $MMAEMU_KERNEL_DIR, then <prefix>/share/mmaemu/kernels
+// beside the running executable (<prefix>/bin).
+std::vector<std::filesystem::path> installed_kernel_dirs();
 
 }  // namespace mmaemu

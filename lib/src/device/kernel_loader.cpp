@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "device/embedded_kernels.hpp"
+#include "mmaemu/kernel_modules.hpp"
 
 namespace mmaemu::device {
 namespace {
@@ -94,6 +95,13 @@ Result<std::vector<char>> compile_with_nvrtc(const std::string& source, const st
   return cubin;
 }
 
+// The manifest of the carried fatbins (kernels/bin/manifest.json, embedded with the sources).
+std::string carried_manifest() {
+  for (const auto& t : embedded_kernel_sources())
+    if (t.name == "manifest.json") return std::string(t.text);
+  return {};
+}
+
 Result<Gpu*> open_once() {
   static std::unique_ptr<Gpu> gpu;
   static std::string failure;
@@ -129,10 +137,27 @@ Result<LoadedModule> load(Gpu& gpu, const std::string& name) {
   const bool nvrtc_only = force && std::string(force) == "1";
   LoadedModule m;
   std::string fatbin_failure = "this mmaemu carries no " + name + " fatbin";
+  std::string passed_over;  // installed fatbins not taken, said in the origin
+  if (!nvrtc_only) {
+    // An installed fatbin built from the same sources (perhaps for more GPUs) comes first.
+    const FatbinSearch search =
+        find_installed_fatbin(name, installed_kernel_dirs(), carried_manifest());
+    for (const auto& line : search.passed_over)
+      passed_over += (passed_over.empty() ? " (passed over " : "; ") + line;
+    if (!passed_over.empty()) passed_over += ")";
+    if (search.found) {
+      const CUresult r = d.module_load(&m.module, search.found->image.data());
+      if (r == CUDA_SUCCESS) {
+        m.origin = "fatbin " + search.found->path.string();
+        return m;
+      }
+      passed_over += " (" + search.found->path.string() + " does not load: " + d.describe(r) + ")";
+    }
+  }
   if (!nvrtc_only && image != images.end()) {
     const CUresult r = d.module_load(&m.module, image->image.data());
     if (r == CUDA_SUCCESS) {
-      m.origin = "fatbin";
+      m.origin = "fatbin" + passed_over;
       return m;
     }
     fatbin_failure =
@@ -147,7 +172,7 @@ Result<LoadedModule> load(Gpu& gpu, const std::string& name) {
   if (CUresult r = d.module_load(&m.module, cubin->data()); r != CUDA_SUCCESS)
     return Error(Errc::device_unavailable, "the NVRTC-built " + name + " module does not load on " +
                                                gpu.name + ": " + d.describe(r));
-  m.origin = "NVRTC " + arch;
+  m.origin = "NVRTC " + arch + passed_over;
   return m;
 }
 

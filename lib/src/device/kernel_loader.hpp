@@ -1,6 +1,8 @@
-// The emulation kernel modules (v1, v4, h1, h4) on GPU 0, loaded once per process: the carried
-// fatbin first, NVRTC compiling the module's carried sources when the fatbin has no code the driver
-// can load for the GPU (MMAEMU_FORCE_NVRTC=1 asks for the NVRTC path alone).
+// The emulation kernel modules (v1, v4, h1, h4) on GPU 0, loaded once per process: an installed
+// fatbin built from the same sources ($MMAEMU_KERNEL_DIR, <prefix>/share/mmaemu/kernels; see
+// find_installed_fatbin), else the carried fatbin, NVRTC compiling the module's carried sources
+// when the fatbin has no code the driver can load for the GPU (MMAEMU_FORCE_NVRTC=1 asks for the
+// NVRTC path alone).
 #pragma once
 
 #ifdef MMAEMU_HAVE_CUDA_HEADERS
@@ -14,7 +16,7 @@ namespace mmaemu::device {
 
 struct LoadedModule {
   CUmodule module = nullptr;
-  std::string origin;  // "fatbin" or "NVRTC sm_90a"
+  std::string origin;  // "fatbin", "fatbin <path>" or "NVRTC sm_90a"
 };
 
 // GPU 0 with its context made current on the calling thread; opened once per process.

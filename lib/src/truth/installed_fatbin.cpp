@@ -1,0 +1,76 @@
+// Finds a fatbin on disk that may replace a carried one (see kernel_modules.hpp): only a file the
+// disk's manifest vouches for, built from the sources the library was built from.
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <system_error>
+
+#include "mmaemu/kernel_modules.hpp"
+#include "mmaemu/truth.hpp"
+
+namespace fs = std::filesystem;
+
+namespace mmaemu {
+namespace {
+
+std::string source_hash_in(const nlohmann::json& manifest, const std::string& module) {
+  if (!manifest.is_object() || !manifest.contains("modules") ||
+      !manifest["modules"].contains(module))
+    return {};
+  return manifest["modules"][module].value("source_sha256", std::string());
+}
+
+}  // namespace
+
+FatbinSearch find_installed_fatbin(const std::string& module, const std::vector<fs::path>& dirs,
+                                   const std::string& carried_manifest) {
+  FatbinSearch search;
+  const std::string wanted =
+      source_hash_in(nlohmann::json::parse(carried_manifest, nullptr, false), module);
+  for (const auto& dir : dirs) {
+    const fs::path fatbin = dir / (module + ".fatbin"), manifest_path = dir / "manifest.json";
+    std::error_code ec;
+    if (!fs::is_regular_file(fatbin, ec)) continue;
+    auto pass_over = [&](const std::string& why) {
+      search.passed_over.push_back(fatbin.string() + ": " + why);
+    };
+    std::ifstream manifest_file(manifest_path);
+    const auto manifest = nlohmann::json::parse(manifest_file, nullptr, false);
+    if (!manifest_file || manifest.is_discarded()) {
+      pass_over("no readable manifest.json beside it");
+      continue;
+    }
+    const std::string source_hash = source_hash_in(manifest, module);
+    if (wanted.empty() || source_hash != wanted) {
+      pass_over("built from other sources than this mmaemu (source_sha256 " +
+                (source_hash.empty() ? std::string("missing") : source_hash.substr(0, 12)) +
+                ", this build's " +
+                (wanted.empty() ? std::string("unknown") : wanted.substr(0, 12)) + ")");
+      continue;
+    }
+    std::ifstream in(fatbin, std::ios::binary);
+    std::vector<uint8_t> image;
+    if (in) image.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    const std::string sha = manifest["modules"][module].value("sha256", std::string());
+    if (image.empty() || sha256_bytes(image) != sha) {
+      pass_over("its sha256 differs from manifest.json's");
+      continue;
+    }
+    search.found = InstalledFatbin{fatbin, std::move(image)};
+    return search;
+  }
+  return search;
+}
+
+std::vector<fs::path> installed_kernel_dirs() {
+  std::vector<fs::path> dirs;
+  if (const char* dir = std::getenv("MMAEMU_KERNEL_DIR"); dir && *dir) dirs.emplace_back(dir);
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec && exe.has_parent_path())
+    dirs.push_back(exe.parent_path().parent_path() / "share" / "mmaemu" / "kernels");
+  return dirs;
+}
+
+}  // namespace mmaemu
