@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 5 evidence on a GPU: every CUDA module (v1, v4, h1, h4) x every FP8 preset against the oracle, from
-# the carried fatbins and from NVRTC; replays of the H200 truth sets with --backend cuda (h1 where
-# it applies, h1 for split calls, else v4), cuda-h1, cuda-v4, cuda-v1 and cpu; and `mmaemu bench` beside native cuBLASLt:
+# the carried fatbins and from NVRTC; replays of the H200 truth sets with --backend cuda (h4 where
+# it applies, else h1, else v4), cuda-h1, cuda-v4, cuda-v1 and cpu; and `mmaemu bench` beside
+# native cuBLASLt:
 #   scripts/device/kernels-evidence.sh WORK_DIR PACK_DIR [PARTS]
 # PARTS: a comma list of conform, replay, bench (default all three), so that the evidence can be
 # gathered over several short device calls.
