@@ -4,11 +4,12 @@
 #include <filesystem>
 #include <optional>
 
+#include "mmaemu/install_location.hpp"
+
 namespace mmaemu::cli {
 
 // MMAEMU_DATA_DIR, else <prefix>/share/mmaemu/truth beside an installed executable, else the
 // source tree's tests/data when run from a build tree.
 std::optional<std::filesystem::path> bundled_truth_root();
-std::filesystem::path executable_path();
 
 }  // namespace mmaemu::cli

@@ -2,11 +2,12 @@
 // disk's manifest vouches for, built from the sources the library was built from.
 #include <cstdlib>
 #include <fstream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 #include <system_error>
 
+#include "mmaemu/install_location.hpp"
 #include "mmaemu/kernel_modules.hpp"
+#include "mmaemu/safetensors.hpp"
 #include "mmaemu/truth.hpp"
 
 namespace fs = std::filesystem;
@@ -49,15 +50,17 @@ FatbinSearch find_installed_fatbin(const std::string& module, const std::vector<
                 (wanted.empty() ? std::string("unknown") : wanted.substr(0, 12)) + ")");
       continue;
     }
-    std::ifstream in(fatbin, std::ios::binary);
-    std::vector<uint8_t> image;
-    if (in) image.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    auto image = read_file_bytes(fatbin);
+    if (!image) {
+      pass_over(image.error().message());
+      continue;
+    }
     const std::string sha = manifest["modules"][module].value("sha256", std::string());
-    if (image.empty() || sha256_bytes(image) != sha) {
+    if (sha256_bytes(*image) != sha) {
       pass_over("its sha256 differs from manifest.json's");
       continue;
     }
-    search.found = InstalledFatbin{fatbin, std::move(image)};
+    search.found = InstalledFatbin{fatbin, std::move(*image)};
     return search;
   }
   return search;
@@ -66,10 +69,8 @@ FatbinSearch find_installed_fatbin(const std::string& module, const std::vector<
 std::vector<fs::path> installed_kernel_dirs() {
   std::vector<fs::path> dirs;
   if (const char* dir = std::getenv("MMAEMU_KERNEL_DIR"); dir && *dir) dirs.emplace_back(dir);
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec && exe.has_parent_path())
-    dirs.push_back(exe.parent_path().parent_path() / "share" / "mmaemu" / "kernels");
+  if (const fs::path share = installed_share_dir(); !share.empty())
+    dirs.push_back(share / "kernels");
   return dirs;
 }
 
