@@ -137,7 +137,8 @@ Result<int> run_bench(const BenchOptions& o) {
       } else {
         const Backend backend = *backend_named(name);
         auto plan = profile->resolve(
-            call, native ? std::optional<int>(native->choice.splits()) : std::nullopt, o.workspace);
+            call, {.known_split_k = native ? std::optional<int>(native->choice.splits()) : std::nullopt,
+                   .workspace_bytes = o.workspace});
         if (!plan) return plan.error();
         row["splits"] = plan->split_k;
         row["split_k_source"] = plan->split_k_source;

@@ -24,6 +24,8 @@ struct GemmOptions {
   bool fast_accum = false, json = false, strict_envelope = false;
   int64_t n_full = 0;
   int splits = 0;
+  int sm_count = 0;
+  int64_t workspace = -1;  // -1: the profile's (torch's 1 MiB)
 };
 
 Error bad_input(const std::string& file, const std::string& what) {
@@ -108,7 +110,11 @@ Result<int> run_gemm(const GemmOptions& o) {
 
   auto profile = load_profile(o.profile);
   if (!profile) return profile.error();
-  auto plan = profile->resolve(call, o.splits > 0 ? std::optional<int>(o.splits) : std::nullopt);
+  ResolveOptions resolve;
+  if (o.splits > 0) resolve.known_split_k = o.splits;
+  if (o.workspace >= 0) resolve.workspace_bytes = o.workspace;
+  if (o.sm_count > 0) resolve.sm_count = o.sm_count;
+  auto plan = profile->resolve(call, resolve);
   if (!plan) return plan.error();
   if (!plan->envelope.inside) {
     if (o.strict_envelope) return Error(Errc::unsupported, "outside the envelope: " + plan->envelope.reason);
@@ -117,6 +123,8 @@ Result<int> run_gemm(const GemmOptions& o) {
   spdlog::debug("{}x{}x{} with profile {}: preset {}, algorithm {}, split-K {} ({})", call.m, call.n,
                call.k, plan->profile, plan->preset->name, plan->algorithm.name, plan->split_k,
                plan->split_k_source);
+  if (!plan->heuristic_device.empty())
+    spdlog::debug("split-K count {} as cuBLASLt chooses it on {}", plan->split_k, plan->heuristic_device);
   auto backend = open_backend(o.backend);
   if (!backend) return backend.error();
   auto out = emulate(*plan, call, *backend);
@@ -127,6 +135,8 @@ Result<int> run_gemm(const GemmOptions& o) {
       {"preset", plan->preset->name},
       {"algorithm", plan->algorithm.name},
       {"split_k", std::to_string(plan->split_k)},
+      {"split_k_source", plan->split_k_source},
+      {"heuristic_device", plan->heuristic_device},
       {"inside_envelope", plan->envelope.inside ? "true" : "false"}};
   const TensorToWrite tensor{"out", std::string(describe(call.out_dtype).safetensors_dtype),
                              {call.m, call.n}, *out};
@@ -157,6 +167,12 @@ Runner setup_gemm(CLI::App& app) {
   app.add_flag("--fast-accum", o->fast_accum, "use_fast_accum=True");
   app.add_option("--n-full", o->n_full, "N the call ran at, when b holds only its first rows");
   app.add_option("--splits", o->splits, "the split-K count the library used, where known (e.g. logged by mmaemu record)");
+  app.add_option("--sm-count", o->sm_count,
+                 "emulate cuBLASLt's split-K choice on a GPU with this many SMs (default: the profile's reference "
+                 "GPU; 114: an H100 PCIe)")
+      ->check(CLI::Range(1, 4096));
+  app.add_option("--workspace", o->workspace, "cuBLASLt's workspace in bytes (default: torch's 1 MiB)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
   app.add_flag("--strict-envelope", o->strict_envelope, "refuse calls outside the profile's envelope");
   app.add_option("--backend", o->backend, kBackendHelp)->capture_default_str();
   app.add_flag("--json", o->json, "print a JSON summary to stdout");

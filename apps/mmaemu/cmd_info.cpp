@@ -9,6 +9,7 @@
 #include "mmaemu/device.hpp"
 #include "mmaemu/preset.hpp"
 #include "mmaemu/profile.hpp"
+#include "mmaemu/split_k.hpp"
 #include "mmaemu/version.hpp"
 
 namespace mmaemu::cli {
@@ -65,10 +66,22 @@ Result<int> run_info(bool as_json) {
   for (const auto& name : builtin_profile_names()) {
     auto p = load_profile(name);
     if (!p) return p.error();
-    profiles.push_back({{"name", p->name}, {"maturity", p->maturity}, {"description", p->description},
-                        {"devices", p->devices}, {"library", p->library},
-                        {"library_version", p->library_version}, {"evidence", p->evidence},
-                        {"split_k_shapes_known", p->split_k_table.size() + p->unsplit_shapes.size()}});
+    nlohmann::json entry = {{"name", p->name}, {"maturity", p->maturity}, {"description", p->description},
+                            {"devices", p->devices}, {"library", p->library},
+                            {"library_version", p->library_version}, {"evidence", p->evidence},
+                            {"split_k_shapes_known", p->split_k_table.size() + p->unsplit_shapes.size()}};
+    if (const SplitKModel* m = p->split_k_model.get()) {
+      nlohmann::json devices = nlohmann::json::array();
+      for (const auto& d : m->devices) devices.push_back(m->describe_device(d.sm_count));
+      // The GPUs here, by the SM count whose choice replay and gemm emulate for them.
+      nlohmann::json here = nlohmann::json::array();
+      for (const auto& g : device.gpus) here.push_back(fmt::format("GPU {}: {}", g.ordinal, m->describe_device(g.multiprocessors)));
+      entry["split_k_model"] = {{"name", p->split_k_model_name}, {"library", m->library}, {"swept_on", m->gpu},
+                                {"reference", m->describe_device(m->reference_sm_count)},
+                                {"devices", devices}, {"grids", m->grids.size()}, {"point_sets", m->points.size()},
+                                {"gpus_here", here}};
+    }
+    profiles.push_back(entry);
   }
   j["profiles"] = profiles;
   nlohmann::json presets = nlohmann::json::array();
@@ -110,6 +123,16 @@ Result<int> run_info(bool as_json) {
                              p["maturity"].get<std::string>(), p["library"].get<std::string>(),
                              p["library_version"].get<std::string>(),
                              fmt::format("{}", fmt::join(p["evidence"].get<std::vector<std::string>>(), ", ")));
+  for (const auto& p : profiles)
+    if (p.contains("split_k_model")) {
+      const auto& m = p["split_k_model"];
+      std::cout << fmt::format("  {:<8} split-K model {}: {} swept on the {}; counts for {}; default {}\n",
+                               p["name"].get<std::string>(), m["name"].get<std::string>(),
+                               m["library"].get<std::string>(), m["swept_on"].get<std::string>(),
+                               fmt::format("{}", fmt::join(m["devices"].get<std::vector<std::string>>(), "; ")),
+                               m["reference"].get<std::string>());
+      for (const auto& g : m["gpus_here"]) std::cout << fmt::format("           {}\n", g.get<std::string>());
+    }
   std::cout << "presets:\n";
   for (const auto& p : builtin_presets()) {
     std::string inputs;

@@ -17,10 +17,11 @@ namespace {
 
 struct RecordCliOptions {
   std::string out, inputs_from, shapes = "64x64x256", dists = "normal", pairs = "e4m3xe4m3",
-                                out_dtypes = "bf16", scales = "one", bias = "none",
+                                out_dtypes = "bf16", scales = "one", bias = "none", fast_accum = "off,on",
                                 cublaslt = "libcublasLt.so.13";
   int64_t workspace = 1 << 20;
   uint64_t seed = 1;
+  int sm_count = 0;
 };
 
 std::vector<uint8_t> bytes(std::span<const uint8_t> s) { return {s.begin(), s.end()}; }
@@ -90,7 +91,10 @@ Result<std::vector<RecordCall>> calls_from_grid(const RecordCliOptions& o) {
           if (!fo) return Error(Errc::invalid_argument, "--out-dtypes: unknown dtype '" + out + "'");
           for (const auto& scale_mode : split_list(o.scales, ','))
           for (const auto& bias : split_list(o.bias, ','))
-          for (bool fast : {false, true}) {
+          for (const auto& fast_text : split_list(o.fast_accum, ',')) {
+            if (fast_text != "off" && fast_text != "on")
+              return Error(Errc::invalid_argument, "--fast-accum: '" + fast_text + "' is not off or on");
+            const bool fast = fast_text == "on";
             if (scale_mode != "tensorwise" && scale_mode != "rowwise" && scale_mode != "one")
               return Error(Errc::invalid_argument, "--scales: '" + scale_mode + "' is not one, tensorwise or rowwise");
             if (bias != "none" && bias != "match")
@@ -145,7 +149,7 @@ Result<int> run_record(const RecordCliOptions& o) {
   if (!calls) return calls.error();
   const size_t total = calls->size();
   size_t done = 0;
-  RecordOptions options{o.out, o.cublaslt, o.workspace, 0};
+  RecordOptions options{o.out, o.cublaslt, o.workspace, 0, o.sm_count};
   auto summary = record_truth_set(options, std::move(calls).value(), [&](const std::string& id) {
     spdlog::debug("recorded {} ({}/{})", id, ++done, total);
   });
@@ -169,8 +173,13 @@ Runner setup_record(CLI::App& app) {
   app.add_option("--scales", o->scales, "one (1.0), tensorwise (drawn), rowwise (drawn per row/column)")
       ->capture_default_str();
   app.add_option("--bias", o->bias, "none, match (a bias of the output dtype, bf16/f16 outputs)")->capture_default_str();
+  app.add_option("--fast-accum", o->fast_accum, "off, on (use_fast_accum)")->capture_default_str();
   app.add_option("--workspace", o->workspace, "cuBLASLt workspace bytes")->capture_default_str();
   app.add_option("--cublaslt", o->cublaslt, "the libcublasLt to load")->capture_default_str();
+  app.add_option("--sm-count", o->sm_count,
+                 "ask cuBLASLt's heuristic to choose as for a GPU with this many SMs (SM_COUNT_TARGET; 114: "
+                 "an H100 PCIe's choice on an H200)")
+      ->check(CLI::Range(0, 4096));
   app.add_option("--seed", o->seed, "first seed of the grid")->capture_default_str();
   return [o] { return run_record(*o); };
 }

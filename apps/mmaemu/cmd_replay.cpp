@@ -19,14 +19,16 @@ namespace mmaemu::cli {
 namespace {
 
 struct ReplayOptions {
-  std::string truth_dir, profile, backend = "cpu", json_path;
+  std::string truth_dir, profile, backend = "cpu", json_path, split_k_from = "recording";
   int jobs = 0;
+  int sm_count = 0;
   std::vector<std::string> only;
 };
 
 struct Outcome {
-  std::string id, op, preset, algorithm, plan_note;
+  std::string id, op, preset, algorithm, plan_note, heuristic_device;
   int split_k = 0;
+  std::optional<int> recorded_split_k;
   bool inside_envelope = true;
   std::string envelope_reason;
   Comparison comparison;
@@ -50,6 +52,8 @@ std::string describe_failure(const Outcome& o) {
 }
 
 Result<int> run_replay(const ReplayOptions& o) {
+  if (o.split_k_from != "recording" && o.split_k_from != "profile")
+    return Error(Errc::invalid_argument, "--split-k-from: '" + o.split_k_from + "' is not recording or profile");
   auto opened = open_backend(o.backend);
   if (!opened) return opened.error();
   const Backend backend = *opened;
@@ -101,13 +105,18 @@ Result<int> run_replay(const ReplayOptions& o) {
         else out.error = c.error().message();
       }
     } else {
-      auto rep = replay_scaled_mm(*set, r, *profile, backend, threads);
+      ScaledMmReplayOptions options;
+      options.split_k_from = o.split_k_from == "profile" ? SplitKFrom::profile : SplitKFrom::recording;
+      if (o.sm_count > 0) options.sm_count = o.sm_count;
+      auto rep = replay_scaled_mm(*set, r, *profile, backend, threads, options);
+      out.recorded_split_k = r.recorded_split_k;
       if (rep) {
         out.comparison = rep->comparison;
         out.preset = rep->plan.preset->name;
         out.algorithm = rep->plan.algorithm.name;
         out.split_k = rep->plan.split_k;
         out.plan_note = rep->plan.split_k_source;
+        out.heuristic_device = rep->plan.heuristic_device;
         out.inside_envelope = rep->plan.envelope.inside;
         out.envelope_reason = rep->plan.envelope.reason;
       } else {
@@ -127,6 +136,16 @@ Result<int> run_replay(const ReplayOptions& o) {
   const auto exact = std::count_if(outcomes.begin(), outcomes.end(), [](const Outcome& x) {
     return x.error.empty() && x.comparison.bit_exact();
   });
+  // With the profile's counts, how often they equal what cuBLASLt logged for the recording.
+  size_t logged = 0, agreed = 0;
+  for (const auto& x : outcomes)
+    if (x.op == "scaled_mm" && x.error.empty() && x.recorded_split_k) {
+      ++logged;
+      agreed += *x.recorded_split_k == x.split_k;
+    }
+  std::set<std::string> devices;
+  for (const auto& x : outcomes)
+    if (!x.heuristic_device.empty()) devices.insert(x.heuristic_device);
   if (!o.json_path.empty()) {
     nlohmann::json j;
     j["mmaemu_version"] = kVersion;
@@ -136,6 +155,9 @@ Result<int> run_replay(const ReplayOptions& o) {
     j["environment"] = nlohmann::json::parse(set->environment_json.empty() ? "null" : set->environment_json);
     j["profile"] = profile_name;
     j["backend"] = o.backend;
+    j["split_k_from"] = o.split_k_from;
+    if (o.sm_count > 0) j["sm_count"] = o.sm_count;
+    j["split_k_agreement"] = fmt::format("{}/{} recordings that log cuBLASLt's split count have the count used", agreed, logged);
     j["threads"] = threads;
     j["seconds"] = seconds;
     j["verdict"] = fmt::format("{}/{} recordings bit-exact", exact, outcomes.size());
@@ -148,6 +170,8 @@ Result<int> run_replay(const ReplayOptions& o) {
         r["profile"] = profile_name;
         r["split_k"] = x.split_k;
         r["split_k_source"] = x.plan_note;
+        if (x.recorded_split_k) r["recorded_split_k"] = *x.recorded_split_k;
+        if (!x.heuristic_device.empty()) r["heuristic_device"] = x.heuristic_device;
         r["inside_envelope"] = x.inside_envelope;
         if (!x.inside_envelope) r["envelope_reason"] = x.envelope_reason;
       }
@@ -163,6 +187,9 @@ Result<int> run_replay(const ReplayOptions& o) {
       return ok.error();
   }
   std::cerr << fmt::format("replayed {} recordings in {:.1f} s with {} thread(s)\n", outcomes.size(), seconds, threads);
+  for (const auto& d : devices) spdlog::info("split-K counts as cuBLASLt chooses them on {}", d);
+  if (o.split_k_from == "profile" && logged > 0)
+    spdlog::info("split-K from the profile: equal to the recorded count on {}/{} recordings", agreed, logged);
   std::cout << fmt::format("replay: {}/{} recordings bit-exact", exact, outcomes.size()) << std::endl;
   return exact == static_cast<long>(outcomes.size()) ? kExitOk : kExitVerdictFailed;
 }
@@ -177,6 +204,14 @@ Runner setup_replay(CLI::App& app) {
   app.add_option("--jobs", o->jobs, "threads (default: all cores)");
   app.add_option("--json", o->json_path, "write a per-recording log to this file");
   app.add_option("--only", o->only, "replay only these recording ids");
+  app.add_option("--split-k-from", o->split_k_from,
+                 "recording: the split count cuBLASLt logged where the recording has one; profile: the "
+                 "profile's own choice for every recording (tests the profile's split-K resolver)")
+      ->capture_default_str();
+  app.add_option("--sm-count", o->sm_count,
+                 "emulate cuBLASLt's choice on a GPU with this many SMs (default: what the set says the "
+                 "heuristic saw, else the profile's reference GPU)")
+      ->check(CLI::Range(1, 4096));
   return [o] { return run_replay(*o); };
 }
 

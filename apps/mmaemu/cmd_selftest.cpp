@@ -126,7 +126,17 @@ Runner setup_selftest(CLI::App& app) {
   app.add_flag("--live", o->live, "random calls through cuBLASLt on this GPU against the emulator, bitwise");
   app.add_option("--calls", o->live_options.calls, "--live: how many random calls")->capture_default_str();
   app.add_option("--seed", o->live_options.seed, "--live: seed of the random calls")->capture_default_str();
-  app.add_option("--workspace", o->live_options.workspace, "--live: cuBLASLt workspace bytes")->capture_default_str();
+  app.add_option("--workspaces", o->live_options.workspaces,
+                 "--live: cuBLASLt workspace sizes in bytes, one drawn per call")
+      ->capture_default_str();
+  app.add_option("--sm-count", o->live_options.sm_count,
+                 "--live: record with SM_COUNT_TARGET (the heuristic chooses as for this many SMs) and emulate that "
+                 "GPU's choice")
+      ->check(CLI::Range(0, 4096));
+  app.add_option("--split-k-from", o->live_options.split_k_from,
+                 "--live: recording (the count cuBLASLt used) or profile (the profile's own choice: tests the "
+                 "split-K resolver)")
+      ->capture_default_str();
   app.add_option("--cublaslt", o->live_options.cublaslt, "--live: the libcublasLt to load")->capture_default_str();
   app.add_option("--profile", o->live_options.profile, "--live: profile (name or JSON file; default: by the GPU)");
   app.add_option("--keep", o->live_options.keep, "--live: keep the recorded calls in this folder");

@@ -6,6 +6,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -13,12 +15,13 @@
 #include <thread>
 
 #include "command.hpp"
-#include "option_lists.hpp"
 #include "mmaemu/emulate.hpp"
 #include "mmaemu/profile.hpp"
 #include "mmaemu/replay.hpp"
+#include "mmaemu/safetensors.hpp"
 #include "mmaemu/sweep.hpp"
 #include "mmaemu/version.hpp"
+#include "option_lists.hpp"
 #include "progress.hpp"
 
 namespace mmaemu::cli {
@@ -29,62 +32,188 @@ using nlohmann::json;
 struct SweepCliOptions {
   std::string out, m, n, k, workspaces = "1048576,33554432", scale_modes = "tensorwise,rowwise",
                             fast_accum = "off,on", out_dtypes = "bf16", pairs = "e4m3xe4m3",
-                            cublaslt = "libcublasLt.so.13", write_profile, profile = "hopper", sample_out;
+                            biases = "none", sm_counts = "0", cublaslt = "libcublasLt.so.13",
+                            write_profile, profile = "hopper", sample_out;
   int replay_sample = 0;
   int64_t sample_max_macs = int64_t{1} << 30;
+  size_t random = 0;
+  uint64_t seed = 1;
+  int jobs = 0;
+  double max_seconds = 0;
 };
 
-Result<std::vector<int64_t>> parse_axis(const std::string& text, const char* option, int64_t from, int64_t to) {
-  if (text.empty()) return documented_axis(from, to);
-  std::vector<int64_t> v;
-  for (const auto& part : split_list(text)) {
-    char* end = nullptr;
-    const long long x = std::strtoll(part.c_str(), &end, 10);
-    if (*end != '\0' || x <= 0) return Error(Errc::invalid_argument, std::string(option) + ": '" + part + "' is not a positive integer");
-    v.push_back(x);
+// One axis of the sweep: a comma list of values and ranges "FROM..TO" or "FROM..TO/STEP" (every
+// STEP-th value from FROM). A random sweep draws from the ranges (log-uniformly, on the STEP
+// lattice) and from the listed values.
+struct AxisSpec {
+  std::vector<int64_t> values;  // the listed values and every value of the ranges, sorted
+  struct Range {
+    int64_t from, to, step;
+  };
+  std::vector<Range> ranges;
+  std::vector<int64_t> listed;
+};
+
+Result<AxisSpec> parse_axis_spec(const std::string& text, const char* option, int64_t from,
+                                 int64_t to) {
+  AxisSpec a;
+  if (text.empty()) {
+    a.listed = a.values = documented_axis(from, to);
+    return a;
   }
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
-  if (v.empty()) return Error(Errc::invalid_argument, std::string(option) + " is empty");
-  return v;
+  auto number = [&](const std::string& part) -> Result<int64_t> {
+    int64_t x = 0;
+    auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), x);
+    if (ec != std::errc() || ptr != part.data() + part.size() || x <= 0)
+      return Error(Errc::invalid_argument,
+                   std::string(option) + ": '" + part + "' is not a positive integer");
+    return x;
+  };
+  for (const auto& part : split_list(text)) {
+    const auto dots = part.find("..");
+    if (dots == std::string::npos) {
+      auto x = number(part);
+      if (!x) return x.error();
+      if (*x > INT32_MAX)
+        return Error(Errc::invalid_argument, std::string(option) + ": '" + part + "' is past 2^31");
+      a.listed.push_back(*x);
+      a.values.push_back(*x);
+      continue;
+    }
+    std::string upper = part.substr(dots + 2), step_text = "1";
+    if (const auto slash = upper.find('/'); slash != std::string::npos) {
+      step_text = upper.substr(slash + 1);
+      upper = upper.substr(0, slash);
+    }
+    auto lo = number(part.substr(0, dots)), hi = number(upper), step = number(step_text);
+    if (!lo) return lo.error();
+    if (!hi) return hi.error();
+    if (!step) return step.error();
+    if (*hi < *lo)
+      return Error(Errc::invalid_argument, std::string(option) + ": range '" + part + "' is empty");
+    if (*hi > INT32_MAX)
+      return Error(Errc::invalid_argument,
+                   std::string(option) + ": '" + part + "' reaches past 2^31");
+    if ((*hi - *lo) / *step > (int64_t{1} << 24))
+      return Error(Errc::invalid_argument,
+                   std::string(option) + ": range '" + part + "' has more than 2^24 values");
+    a.ranges.push_back({*lo, *hi, *step});
+    for (int64_t x = *lo; x <= *hi; x += *step) a.values.push_back(x);
+  }
+  std::sort(a.values.begin(), a.values.end());
+  a.values.erase(std::unique(a.values.begin(), a.values.end()), a.values.end());
+  if (a.values.empty()) return Error(Errc::invalid_argument, std::string(option) + " is empty");
+  return a;
+}
+
+// A value drawn from the axis: each range and each listed value equally likely to be picked
+// first, then log-uniformly within a range, so that every octave of a range is sampled alike.
+int64_t draw_from(const AxisSpec& a, std::mt19937_64& rng) {
+  const size_t choices = a.ranges.size() + (a.listed.empty() ? 0 : 1);
+  const size_t pick = std::uniform_int_distribution<size_t>(0, choices - 1)(rng);
+  if (pick == a.ranges.size())
+    return a.listed[std::uniform_int_distribution<size_t>(0, a.listed.size() - 1)(rng)];
+  const auto& r = a.ranges[pick];
+  const double lo = std::log(static_cast<double>(r.from)),
+               hi = std::log(static_cast<double>(r.to + r.step));
+  const double v = std::exp(std::uniform_real_distribution<double>(lo, hi)(rng));
+  const int64_t x = r.from + static_cast<int64_t>((v - static_cast<double>(r.from)) /
+                                                  static_cast<double>(r.step)) *
+                                 r.step;
+  return std::clamp(x, r.from, r.from + (r.to - r.from) / r.step * r.step);
+}
+
+Result<std::vector<int64_t>> parse_axis(const std::string& text, const char* option, int64_t from,
+                                        int64_t to) {
+  auto a = parse_axis_spec(text, option, from, to);
+  if (!a) return a.error();
+  return a->values;
+}
+
+Result<std::vector<SweepKey>> make_keys(const SweepCliOptions& o) {
+  std::vector<SweepKey> keys;
+  const auto ws = byte_counts(o.workspaces);  // 0 is a workspace size too
+  if (!ws || ws->empty())
+    return Error(Errc::invalid_argument,
+                 "--workspaces: '" + o.workspaces + "' is not a list of byte counts");
+  std::vector<int> sm_counts;
+  for (const auto& part : split_list(o.sm_counts)) {
+    int x = -1;
+    auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), x);
+    if (ec != std::errc() || ptr != part.data() + part.size() || x < 0 || x > 4096)
+      return Error(Errc::invalid_argument,
+                   "--sm-counts: '" + part + "' is not an SM count (0: the GPU's own)");
+    sm_counts.push_back(x);
+  }
+  std::vector<std::optional<Format>> biases;
+  for (const auto& b : split_list(o.biases)) {
+    if (b == "none") {
+      biases.push_back(std::nullopt);
+      continue;
+    }
+    const auto f = format_from_name(b);
+    if (!f || (*f != Format::bf16 && *f != Format::f16))
+      return Error(Errc::invalid_argument, "--biases: '" + b + "' is not none, bf16 or f16");
+    biases.push_back(*f);
+  }
+  for (int64_t w : *ws)
+    for (const auto& mode : split_list(o.scale_modes)) {
+      if (mode != "tensorwise" && mode != "rowwise")
+        return Error(Errc::invalid_argument,
+                     "--scale-modes: '" + mode + "' is not tensorwise or rowwise");
+      for (const auto& fast : split_list(o.fast_accum)) {
+        if (fast != "off" && fast != "on")
+          return Error(Errc::invalid_argument, "--fast-accum: '" + fast + "' is not off or on");
+        for (const auto& pair : split_list(o.pairs)) {
+          const auto formats = fp8_operand_pair(pair);
+          if (!formats)
+            return Error(Errc::invalid_argument, "--pairs: '" + pair + "' is not like e4m3xe5m2");
+          const auto [fa, fb] = *formats;
+          for (const auto& out : split_list(o.out_dtypes)) {
+            const auto fo = format_from_name(out);
+            if (!fo)
+              return Error(Errc::invalid_argument, "--out-dtypes: unknown dtype '" + out + "'");
+            for (const auto& bias : biases)
+              for (int sm : sm_counts) {
+                SweepKey key{w, mode == "rowwise", fast == "on", fa, fb, *fo, bias, sm};
+                if (auto why = torch_refuses(key)) {
+                  spdlog::debug("sweep: {} left out: {}", describe_key(key), *why);
+                  continue;
+                }
+                keys.push_back(key);
+              }
+          }
+        }
+      }
+    }
+  if (keys.empty())
+    return Error(Errc::invalid_argument, "sweep: no configuration torch accepts was named");
+  return keys;
 }
 
 Result<SweepGrid> make_grid(const SweepCliOptions& o) {
   SweepGrid g;
-  auto m = parse_axis(o.m, "--m", 16, 8192), n = parse_axis(o.n, "--n", 16, 8192), k = parse_axis(o.k, "--k", 32, 65536);
+  auto m = parse_axis(o.m, "--m", 16, 8192), n = parse_axis(o.n, "--n", 16, 8192),
+       k = parse_axis(o.k, "--k", 32, 65536);
   if (!m) return m.error();
   if (!n) return n.error();
   if (!k) return k.error();
   g.m = *m;
   g.n = *n;
   g.k = *k;
-  auto workspaces = parse_axis(o.workspaces, "--workspaces", 0, 0);
-  if (!workspaces) return workspaces.error();
-  for (int64_t ws : *workspaces)
-    for (const auto& mode : split_list(o.scale_modes)) {
-      if (mode != "tensorwise" && mode != "rowwise")
-        return Error(Errc::invalid_argument, "--scale-modes: '" + mode + "' is not tensorwise or rowwise");
-      for (const auto& fast : split_list(o.fast_accum)) {
-        if (fast != "off" && fast != "on") return Error(Errc::invalid_argument, "--fast-accum: '" + fast + "' is not off or on");
-        for (const auto& pair : split_list(o.pairs)) {
-          const auto formats = fp8_operand_pair(pair);
-          if (!formats) return Error(Errc::invalid_argument, "--pairs: '" + pair + "' is not like e4m3xe5m2");
-          const auto [fa, fb] = *formats;
-          for (const auto& out : split_list(o.out_dtypes)) {
-            const auto fo = format_from_name(out);
-            if (!fo) return Error(Errc::invalid_argument, "--out-dtypes: unknown dtype '" + out + "'");
-            g.keys.push_back({ws, mode == "rowwise", fast == "on", fa, fb, *fo});
-          }
-        }
-      }
-    }
+  auto keys = make_keys(o);
+  if (!keys) return keys.error();
+  g.keys = std::move(keys).value();
   return g;
 }
 
 json key_json(const SweepKey& k) {
-  return {{"workspace_bytes", k.workspace_bytes}, {"rowwise", k.rowwise}, {"use_fast_accum", k.use_fast_accum},
-          {"a_dtype", describe(k.a_dtype).name},   {"b_dtype", describe(k.b_dtype).name},
-          {"out_dtype", describe(k.out_dtype).name}};
+  json j = {{"workspace_bytes", k.workspace_bytes}, {"rowwise", k.rowwise},
+            {"use_fast_accum", k.use_fast_accum},   {"a_dtype", describe(k.a_dtype).name},
+            {"b_dtype", describe(k.b_dtype).name},  {"out_dtype", describe(k.out_dtype).name}};
+  if (k.bias_dtype) j["bias_dtype"] = describe(*k.bias_dtype).name;
+  if (k.sm_count_target > 0) j["sm_count_target"] = k.sm_count_target;
+  return j;
 }
 
 json choice_json(const AlgorithmChoice& c) {
@@ -95,7 +224,8 @@ json choice_json(const AlgorithmChoice& c) {
 }
 
 // The profile's form of a table: the key, the axes and the two flat arrays, with its evidence.
-// Split counts above 35 do not fit one base-36 digit; none was seen (the largest on the H200 is 25).
+// Split counts above 35 do not fit one base-36 digit; none was seen (the largest on the H200 is
+// 25).
 json profile_table_json(const SweepResult& r, const SweepTable& t, const std::string& evidence) {
   json j = key_json(t.key);
   j["gpu"] = r.gpu;
@@ -133,24 +263,32 @@ SplitKSweep to_profile_table(const SweepTable& t, const std::string& evidence) {
 }
 
 // Replaces the tables of the same GPU, library version and key in the profile file.
-Result<void> write_into_profile(const std::string& path, const SweepResult& r, const std::string& evidence) {
+Result<void> write_into_profile(const std::string& path, const SweepResult& r,
+                                const std::string& evidence) {
   auto bytes = read_file_bytes(path);
   if (!bytes) return bytes.error();
   json p = json::parse(bytes->begin(), bytes->end(), nullptr, false);
-  if (p.is_discarded() || !p.is_object()) return Error(Errc::malformed, path + ": not a JSON object");
+  if (p.is_discarded() || !p.is_object())
+    return Error(Errc::malformed, path + ": not a JSON object");
   json& sweeps = p["split_k"]["sweeps"];
   if (!sweeps.is_array()) sweeps = json::array();
   for (const auto& t : r.tables) {
     json entry = profile_table_json(r, t, evidence);
     auto same = [&](const json& e) {
-      return e.value("gpu", "") == r.gpu && e.value("cublaslt_version", size_t{0}) == r.cublaslt_version &&
-             e.value("workspace_bytes", int64_t{0}) == t.key.workspace_bytes && e.value("rowwise", false) == t.key.rowwise &&
-             e.value("use_fast_accum", false) == t.key.use_fast_accum && e.value("a_dtype", "") == entry["a_dtype"] &&
-             e.value("b_dtype", "") == entry["b_dtype"] && e.value("out_dtype", "") == entry["out_dtype"];
+      return e.value("gpu", "") == r.gpu &&
+             e.value("cublaslt_version", size_t{0}) == r.cublaslt_version &&
+             e.value("workspace_bytes", int64_t{0}) == t.key.workspace_bytes &&
+             e.value("rowwise", false) == t.key.rowwise &&
+             e.value("use_fast_accum", false) == t.key.use_fast_accum &&
+             e.value("a_dtype", "") == entry["a_dtype"] &&
+             e.value("b_dtype", "") == entry["b_dtype"] &&
+             e.value("out_dtype", "") == entry["out_dtype"];
     };
     auto it = std::find_if(sweeps.begin(), sweeps.end(), same);
-    if (it != sweeps.end()) *it = entry;
-    else sweeps.push_back(entry);
+    if (it != sweeps.end())
+      *it = entry;
+    else
+      sweeps.push_back(entry);
   }
   // Check that the result still parses as a profile before replacing the file.
   const std::string text = p.dump(1) + "\n";
@@ -172,7 +310,8 @@ std::vector<SampleCell> pick_sample(const SweepResult& r, int count, int64_t max
         for (size_t l = 0; l < tab.k.size(); ++l) {
           const size_t cell = (i * tab.n.size() + j) * tab.k.size() + l;
           if (tab.splits[cell] <= 0 || tab.m[i] * tab.n[j] * tab.k[l] > max_macs) continue;
-          (tab.splits[cell] > 1 ? split : single).push_back({t, cell, tab.m[i], tab.n[j], tab.k[l]});
+          (tab.splits[cell] > 1 ? split : single)
+              .push_back({t, cell, tab.m[i], tab.n[j], tab.k[l]});
         }
   }
   std::mt19937_64 rng(20261202);
@@ -182,23 +321,28 @@ std::vector<SampleCell> pick_sample(const SweepResult& r, int count, int64_t max
   // Most of the sample where the table matters most: shapes that split.
   const size_t want_split = std::min(split.size(), static_cast<size_t>(count - count / 4));
   picked.assign(split.begin(), split.begin() + static_cast<long>(want_split));
-  for (size_t i = 0; i < single.size() && picked.size() < static_cast<size_t>(count); ++i) picked.push_back(single[i]);
+  for (size_t i = 0; i < single.size() && picked.size() < static_cast<size_t>(count); ++i)
+    picked.push_back(single[i]);
   return picked;
 }
 
 // Records the sample through cuBLASLt and replays it with the swept tables: the verdict checks
 // both the table (the count the profile gives equals the one the recorded run used) and the bits.
-Result<json> replay_sample(const SweepCliOptions& o, const SweepResult& r, const Profile& base, int& failures) {
+Result<json> replay_sample(const SweepCliOptions& o, const SweepResult& r, const Profile& base,
+                           int& failures) {
   Profile profile = base;
-  for (const auto& t : r.tables) profile.split_k_sweeps.insert(profile.split_k_sweeps.begin(), to_profile_table(t, o.out));
+  for (const auto& t : r.tables)
+    profile.split_k_sweeps.insert(profile.split_k_sweeps.begin(), to_profile_table(t, o.out));
   const auto cells = pick_sample(r, o.replay_sample, o.sample_max_macs);
   std::map<int64_t, std::vector<RecordCall>> by_workspace;
   uint64_t seed = 77;
   for (const auto& s : cells) {
     const SweepKey& key = r.tables[s.table].key;
     RecordCall c;
-    c.id = fmt::format("sweep_{}x{}x{}_{}_{}_{}_ws{}", s.m, s.n, s.k, key.rowwise ? "rowwise" : "tensorwise",
-                       key.use_fast_accum ? "fast" : "promoted", describe(key.out_dtype).name, key.workspace_bytes);
+    c.id = fmt::format("sweep_{}x{}x{}_{}_{}_{}_ws{}", s.m, s.n, s.k,
+                       key.rowwise ? "rowwise" : "tensorwise",
+                       key.use_fast_accum ? "fast" : "promoted", describe(key.out_dtype).name,
+                       key.workspace_bytes);
     c.m = s.m;
     c.n = s.n;
     c.k = s.k;
@@ -238,7 +382,7 @@ Result<json> replay_sample(const SweepCliOptions& o, const SweepResult& r, const
       progress.step(rec.id);
       auto loaded = load_scaled_mm_call(*set, rec);
       if (!loaded) return loaded.error();
-      auto plan = profile.resolve(loaded->call, std::nullopt, ws);
+      auto plan = profile.resolve(loaded->call, {.workspace_bytes = ws});
       if (!plan) return plan.error();
       auto out = emulate(*plan, loaded->call, Backend::cpu, threads);
       if (!out) return out.error();
@@ -246,14 +390,21 @@ Result<json> replay_sample(const SweepCliOptions& o, const SweepResult& r, const
       const bool table_agrees = rec.recorded_split_k == plan->split_k;
       const bool pass = table_agrees && cmp.bit_exact();
       failures += !pass;
-      log.push_back({{"id", rec.id}, {"workspace_bytes", ws}, {"table_split_k", plan->split_k},
-                     {"recorded_split_k", rec.recorded_split_k ? json(*rec.recorded_split_k) : json()},
-                     {"mismatches", cmp.mismatches}, {"elements", cmp.total},
-                     {"verdict", pass ? "bit-exact" : table_agrees ? "mismatch" : "table disagrees"}});
+      log.push_back(
+          {{"id", rec.id},
+           {"workspace_bytes", ws},
+           {"table_split_k", plan->split_k},
+           {"recorded_split_k", rec.recorded_split_k ? json(*rec.recorded_split_k) : json()},
+           {"mismatches", cmp.mismatches},
+           {"elements", cmp.total},
+           {"verdict", pass           ? "bit-exact"
+                       : table_agrees ? "mismatch"
+                                      : "table disagrees"}});
       if (!pass) {
         progress.clear();
-        std::cout << fmt::format("FAIL {}: table {} splits, recorded {}; {}/{} elements differ", rec.id,
-                                 plan->split_k, rec.recorded_split_k.value_or(-1), cmp.mismatches, cmp.total)
+        std::cout << fmt::format("FAIL {}: table {} splits, recorded {}; {}/{} elements differ",
+                                 rec.id, plan->split_k, rec.recorded_split_k.value_or(-1),
+                                 cmp.mismatches, cmp.total)
                   << std::endl;
       }
     }
@@ -262,41 +413,217 @@ Result<json> replay_sample(const SweepCliOptions& o, const SweepResult& r, const
   return log;
 }
 
+json environment_json(const std::string& gpu, int major, int minor, int sms, int driver,
+                      const std::string& library, size_t version) {
+  return {{"gpu", gpu},
+          {"sm", fmt::format("{}.{}", major, minor)},
+          {"multiprocessors", sms},
+          {"driver_api_version", driver},
+          {"cublaslt", {{"path", library}, {"version", version}}}};
+}
+
+// The fields every sweep log begins with: format, mmaemu version and commit, the GPU and library,
+// the call.
+template <class R>
+json log_header(const char* format, const R& result);
+
+constexpr const char* kCallSetup =
+    "torch._scaled_mm as torch 2.11 sets it up: operands swapped, TRANSA=T, TRANSB=N, 32F compute, "
+    "scale modes, "
+    "FAST_ACCUM, the bias epilogue, SM_COUNT_TARGET where set, only MAX_WORKSPACE_BYTES as a "
+    "preference, the first "
+    "heuristic result";
+
+template <class R>
+json log_header(const char* format, const R& result) {
+  return {{"format", format},
+          {"mmaemu_version", kVersion},
+          {"mmaemu_commit", kGitCommit},
+          {"environment", environment_json(result.gpu, result.compute_major, result.compute_minor,
+                                           result.multiprocessors, result.driver_version,
+                                           result.cublaslt_library, result.cublaslt_version)},
+          {"call_setup", kCallSetup}};
+}
+
+// The large form of a sweep (mmaemu-sweep/2, safetensors): every answer as arrays, the keys, the
+// distinct algorithms and the environment in the metadata. A grid keeps its axes; a random sweep
+// keeps each question's key and shape.
+Result<int> run_array_sweep(const SweepCliOptions& o) {
+  auto keys = make_keys(o);
+  if (!keys) return keys.error();
+  if (keys->size() > UINT16_MAX)
+    return Error(Errc::invalid_argument, "sweep: more than 65535 configurations");
+  auto m = parse_axis_spec(o.m, "--m", 16, 8192), n = parse_axis_spec(o.n, "--n", 16, 8192),
+       k = parse_axis_spec(o.k, "--k", 32, 65536);
+  if (!m) return m.error();
+  if (!n) return n.error();
+  if (!k) return k.error();
+  const bool random = o.random > 0;
+  std::vector<HeuristicQuery> drawn;
+  size_t count = 0;
+  std::function<HeuristicQuery(size_t)> query_of;
+  const size_t cells = m->values.size() * n->values.size() * k->values.size();
+  if (random) {
+    std::mt19937_64 rng(o.seed);
+    drawn.reserve(o.random * keys->size());
+    for (size_t i = 0; i < o.random; ++i) {
+      const int64_t mm = draw_from(*m, rng), nn = draw_from(*n, rng), kk = draw_from(*k, rng);
+      for (uint32_t key = 0; key < keys->size(); ++key) drawn.push_back({key, mm, nn, kk});
+    }
+    count = drawn.size();
+    query_of = [&](size_t i) { return drawn[i]; };
+  } else {
+    if (cells > (size_t{1} << 31) / keys->size())
+      return Error(
+          Errc::invalid_argument,
+          fmt::format("sweep: {} cells x {} configurations is too many", cells, keys->size()));
+    count = cells * keys->size();
+    query_of = [&](size_t i) {
+      const size_t cell = i % cells;
+      const size_t nk = n->values.size() * k->values.size();
+      return HeuristicQuery{static_cast<uint32_t>(i / cells), m->values[cell / nk],
+                            n->values[(cell / k->values.size()) % n->values.size()],
+                            k->values[cell % k->values.size()]};
+    };
+  }
+  spdlog::info(
+      "sweep: {} questions ({} configurations{})", count, keys->size(),
+      random ? fmt::format(", {} random shapes", o.random) : fmt::format(", {} cells", cells));
+  Progress progress(count);
+  auto result = ask_heuristic({o.cublaslt, 0, o.jobs, o.max_seconds}, *keys, count, query_of,
+                              [&](size_t done, size_t) { progress.set(done, "sweep"); });
+  progress.clear();
+  if (!result) return result.error();
+
+  std::vector<int32_t> algorithm(count);
+  std::vector<uint32_t> workspace(count);
+  std::vector<float> waves(count);
+  for (size_t i = 0; i < count; ++i) {
+    const HeuristicAnswer& a = result->answers[i];
+    if (a.workspace_bytes > UINT32_MAX)
+      return Error(
+          Errc::internal,
+          fmt::format("sweep: the heuristic asked for {} bytes of workspace", a.workspace_bytes));
+    algorithm[i] = a.algorithm;
+    workspace[i] = static_cast<uint32_t>(a.workspace_bytes);
+    waves[i] = a.waves;
+  }
+  json algorithms = json::array();
+  for (const AlgorithmConfig& c : result->algorithms) {
+    json a = json::object();
+    for (const auto& [name, value] : c.attributes()) a[name] = value;
+    algorithms.push_back(a);
+  }
+  json keys_json = json::array();
+  for (const SweepKey& key : *keys) keys_json.push_back(key_json(key));
+  json about = log_header("mmaemu-sweep/2", *result);
+  about.update({{"layout", random ? "list" : "grid"},
+                {"axes", {{"m", o.m}, {"n", o.n}, {"k", o.k}}},
+                {"seed", o.seed},
+                {"questions", count},
+                {"asked", result->asked},
+                {"seconds", result->seconds},
+                {"jobs", result->jobs},
+                {"fields",
+                 "algorithm: an index into algorithms (-1: the heuristic returned none, -2: not "
+                 "asked before "
+                 "--max-seconds); workspace: the bytes the algorithm asks for; waves: the "
+                 "heuristic's wavesCount. "
+                 "grid: arrays [key][m][n][k] over the axes m, n, k; list: one row per question "
+                 "with its key, m, n, k"}});
+  std::vector<uint16_t> key_column;
+  std::vector<int32_t> m_column, n_column, k_column;
+  std::vector<TensorToWrite> tensors;
+  auto bytes = [](const auto& v) {
+    return std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v.data()),
+                                    v.size() * sizeof(v[0]));
+  };
+  std::vector<int64_t> shape;
+  if (random) {
+    for (const auto& q : drawn) {
+      key_column.push_back(static_cast<uint16_t>(q.key));
+      m_column.push_back(static_cast<int32_t>(q.m));
+      n_column.push_back(static_cast<int32_t>(q.n));
+      k_column.push_back(static_cast<int32_t>(q.k));
+    }
+    shape = {static_cast<int64_t>(count)};
+    tensors.push_back({"key", "U16", shape, bytes(key_column)});
+  } else {
+    m_column.assign(m->values.begin(), m->values.end());
+    n_column.assign(n->values.begin(), n->values.end());
+    k_column.assign(k->values.begin(), k->values.end());
+    shape = {static_cast<int64_t>(keys->size()), static_cast<int64_t>(m_column.size()),
+             static_cast<int64_t>(n_column.size()), static_cast<int64_t>(k_column.size())};
+  }
+  tensors.push_back({"m", "I32", {static_cast<int64_t>(m_column.size())}, bytes(m_column)});
+  tensors.push_back({"n", "I32", {static_cast<int64_t>(n_column.size())}, bytes(n_column)});
+  tensors.push_back({"k", "I32", {static_cast<int64_t>(k_column.size())}, bytes(k_column)});
+  tensors.push_back({"algorithm", "I32", shape, bytes(algorithm)});
+  tensors.push_back({"workspace", "U32", shape, bytes(workspace)});
+  tensors.push_back({"waves", "F32", shape, bytes(waves)});
+  const std::map<std::string, std::string> metadata = {
+      {"mmaemu", about.dump()}, {"keys", keys_json.dump()}, {"algorithms", algorithms.dump()}};
+  if (auto ok = write_safetensors(o.out, tensors, metadata); !ok) return ok.error();
+  // A short account per configuration: how many shapes split, and the largest count.
+  for (size_t key = 0; key < keys->size(); ++key) {
+    size_t split = 0, asked = 0;
+    int largest = 0;
+    for (size_t i = 0; i < count; ++i) {
+      const uint32_t q = random ? drawn[i].key : static_cast<uint32_t>(i / cells);
+      if (q != key || algorithm[i] < 0) continue;
+      ++asked;
+      const int s = result->algorithms[static_cast<size_t>(algorithm[i])].splits;
+      split += s > 1;
+      largest = std::max(largest, s);
+    }
+    spdlog::info("{}: {} of {} shapes split (largest count {})", describe_key((*keys)[key]), split,
+                 asked, largest);
+  }
+  std::cout << fmt::format(
+                   "sweep: {} of {} questions asked in {:.1f} s on {} threads ({:.0f} per second), "
+                   "{} distinct algorithms",
+                   result->asked, count, result->seconds, result->jobs,
+                   static_cast<double>(result->asked) / std::max(result->seconds, 1e-9),
+                   result->algorithms.size())
+            << std::endl;
+  return kExitOk;
+}
+
 Result<int> run_sweep(const SweepCliOptions& o) {
+  if (o.out.size() >= 12 && o.out.ends_with(".safetensors")) return run_array_sweep(o);
+  if (o.random > 0)
+    return Error(Errc::invalid_argument,
+                 "--random writes the large form: give --out a .safetensors name");
   auto grid = make_grid(o);
   if (!grid) return grid.error();
   auto base = load_profile(o.profile);
   if (!base) return base.error();
   if (o.replay_sample > 0 && o.sample_out.empty())
-    return Error(Errc::invalid_argument, "--replay-sample needs --sample-out DIR for the recorded calls");
+    return Error(Errc::invalid_argument,
+                 "--replay-sample needs --sample-out DIR for the recorded calls");
   const size_t total = grid->m.size() * grid->n.size() * grid->k.size() * grid->keys.size();
-  spdlog::debug("sweeping {} cells ({} tables of {} x {} x {} shapes)", total, grid->keys.size(), grid->m.size(),
-               grid->n.size(), grid->k.size());
+  spdlog::debug("sweeping {} cells ({} tables of {} x {} x {} shapes)", total, grid->keys.size(),
+                grid->m.size(), grid->n.size(), grid->k.size());
   Progress progress(total);
   const auto start = std::chrono::steady_clock::now();
-  auto result = sweep_algorithms({o.cublaslt, 0}, *grid, [&](size_t done, size_t) { progress.set(done, "sweep"); });
+  auto result = sweep_algorithms({o.cublaslt, 0, o.jobs, o.max_seconds}, *grid,
+                                 [&](size_t done, size_t) { progress.set(done, "sweep"); });
   progress.clear();
   if (!result) return result.error();
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  json log = {{"format", "mmaemu-sweep/1"},
-              {"mmaemu_version", kVersion},
-              {"mmaemu_commit", kGitCommit},
-              {"environment",
-               {{"gpu", result->gpu},
-                {"sm", fmt::format("{}.{}", result->compute_major, result->compute_minor)},
-                {"multiprocessors", result->multiprocessors},
-                {"driver_api_version", result->driver_version},
-                {"cublaslt", {{"path", result->cublaslt_library}, {"version", result->cublaslt_version}}}}},
-              {"call_setup", "torch._scaled_mm as torch 2.11 sets it up: operands swapped, TRANSA=T, TRANSB=N, 32F "
-                             "compute, scale modes, FAST_ACCUM, only MAX_WORKSPACE_BYTES as a preference, the first "
-                             "heuristic result"},
-              {"grid", {{"m", grid->m}, {"n", grid->n}, {"k", grid->k},
-                        {"note", o.m.empty() && o.n.empty() && o.k.empty()
-                                     ? "documented grid: powers of two and their x1.5 midpoints, m,n in 16..8192, "
-                                       "k in 32..65536"
-                                     : "axes given on the command line"}}},
-              {"seconds", seconds}};
+  json log = log_header("mmaemu-sweep/1", *result);
+  log.update(
+      {{"grid",
+        {{"m", grid->m},
+         {"n", grid->n},
+         {"k", grid->k},
+         {"note", o.m.empty() && o.n.empty() && o.k.empty()
+                      ? "documented grid: powers of two and their x1.5 midpoints, m,n in 16..8192, "
+                        "k in 32..65536"
+                      : "axes given on the command line"}}},
+       {"seconds", seconds}});
   std::vector<AlgorithmChoice> distinct;
   std::map<std::string, size_t> index_of;
   json tables = json::array();
@@ -329,8 +656,9 @@ Result<int> run_sweep(const SweepCliOptions& o) {
     tj["reduction_schemes"] = t.reduction_schemes;
     tj["algorithm_index"] = algorithm_index;
     tables.push_back(tj);
-    spdlog::info("{} ws {} {} {}: split counts {} ; schemes of split cells {}", describe(t.key.out_dtype).name,
-                 t.key.workspace_bytes, t.key.rowwise ? "rowwise" : "tensorwise",
+    spdlog::info("{} ws {} {} {}: split counts {} ; schemes of split cells {}",
+                 describe(t.key.out_dtype).name, t.key.workspace_bytes,
+                 t.key.rowwise ? "rowwise" : "tensorwise",
                  t.key.use_fast_accum ? "fast" : "promoted", hist.dump(), sch.dump());
   }
   log["tables"] = tables;
@@ -342,10 +670,12 @@ Result<int> run_sweep(const SweepCliOptions& o) {
   if (o.replay_sample > 0) {
     auto sample = replay_sample(o, *result, *base, failures);
     if (!sample) return sample.error();
-    log["sample"] = {{"recorded_in", o.sample_out}, {"calls", sample->size()},
-                     {"verdict", fmt::format("{}/{} sampled calls bit-exact with the table's split count",
-                                             sample->size() - static_cast<size_t>(failures), sample->size())},
-                     {"replays", *sample}};
+    log["sample"] = {
+        {"recorded_in", o.sample_out},
+        {"calls", sample->size()},
+        {"verdict", fmt::format("{}/{} sampled calls bit-exact with the table's split count",
+                                sample->size() - static_cast<size_t>(failures), sample->size())},
+        {"replays", *sample}};
     std::cout << log["sample"]["verdict"].get<std::string>() << std::endl;
   }
   if (auto ok = write_file_atomically(o.out, log.dump() + "\n"); !ok) return ok.error();
@@ -353,7 +683,8 @@ Result<int> run_sweep(const SweepCliOptions& o) {
     if (auto ok = write_into_profile(o.write_profile, *result, o.out); !ok) return ok.error();
     spdlog::info("wrote {} tables into {}", result->tables.size(), o.write_profile);
   }
-  std::cout << fmt::format("sweep: {} cells, {} distinct algorithms, {:.1f} s", total, distinct.size(), seconds)
+  std::cout << fmt::format("sweep: {} cells, {} distinct algorithms, {:.1f} s", total,
+                           distinct.size(), seconds)
             << std::endl;
   return failures == 0 ? kExitOk : kExitVerdictFailed;
 }
@@ -362,21 +693,41 @@ Result<int> run_sweep(const SweepCliOptions& o) {
 
 Runner setup_sweep(CLI::App& app) {
   auto o = std::make_shared<SweepCliOptions>();
-  app.add_option("--out", o->out, "the sweep log (JSON) to write")->required();
-  app.add_option("--m", o->m, "m values (default: the documented grid 16..8192)");
-  app.add_option("--n", o->n, "n values (default: the documented grid 16..8192)");
-  app.add_option("--k", o->k, "k values (default: the documented grid 32..65536)");
-  app.add_option("--workspaces", o->workspaces, "cuBLASLt workspace sizes in bytes")->capture_default_str();
+  app.add_option(
+         "--out", o->out,
+         "the sweep log: FILE.json (a grid, mmaemu-sweep/1) or FILE.safetensors (grid or random, "
+         "mmaemu-sweep/2)")
+      ->required();
+  app.add_option("--m", o->m,
+                 "m values and ranges FROM..TO[/STEP] (default: the documented grid 16..8192)");
+  app.add_option("--n", o->n, "n values and ranges (default: the documented grid 16..8192)");
+  app.add_option("--k", o->k, "k values and ranges (default: the documented grid 32..65536)");
+  app.add_option("--random", o->random,
+                 "draw this many shapes from the axes' ranges and values instead of the grid");
+  app.add_option("--seed", o->seed, "seed of --random")->capture_default_str();
+  app.add_option("--biases", o->biases, "none, bf16, f16 (combinations torch refuses are left out)")
+      ->capture_default_str();
+  app.add_option("--sm-counts", o->sm_counts, "SM_COUNT_TARGET values (0: the GPU's own)")
+      ->capture_default_str();
+  app.add_option("--jobs", o->jobs, "threads asking the heuristic (default: every core)");
+  app.add_option("--max-seconds", o->max_seconds,
+                 "stop asking after this long (the log says how many were asked)");
+  app.add_option("--workspaces", o->workspaces, "cuBLASLt workspace sizes in bytes")
+      ->capture_default_str();
   app.add_option("--scale-modes", o->scale_modes, "tensorwise, rowwise")->capture_default_str();
   app.add_option("--fast-accum", o->fast_accum, "off, on")->capture_default_str();
   app.add_option("--out-dtypes", o->out_dtypes, "bf16, f16, f32, f8_e4m3")->capture_default_str();
   app.add_option("--pairs", o->pairs, "e4m3xe4m3, e4m3xe5m2, e5m2xe4m3")->capture_default_str();
   app.add_option("--cublaslt", o->cublaslt, "the libcublasLt to load")->capture_default_str();
-  app.add_option("--profile", o->profile, "profile the sample is replayed with")->capture_default_str();
-  app.add_option("--write-profile", o->write_profile, "merge the tables into this profile JSON file");
-  app.add_option("--replay-sample", o->replay_sample, "record this many swept calls and replay them");
+  app.add_option("--profile", o->profile, "profile the sample is replayed with")
+      ->capture_default_str();
+  app.add_option("--write-profile", o->write_profile,
+                 "merge the tables into this profile JSON file");
+  app.add_option("--replay-sample", o->replay_sample,
+                 "record this many swept calls and replay them");
   app.add_option("--sample-out", o->sample_out, "folder for the sample's truth sets");
-  app.add_option("--sample-max-macs", o->sample_max_macs, "largest m*n*k in the sample")->capture_default_str();
+  app.add_option("--sample-max-macs", o->sample_max_macs, "largest m*n*k in the sample")
+      ->capture_default_str();
   return [o] { return run_sweep(*o); };
 }
 

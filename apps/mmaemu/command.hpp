@@ -44,6 +44,7 @@ Runner setup_selftest(CLI::App& app);
 Runner setup_replay(CLI::App& app);
 Runner setup_record(CLI::App& app);
 Runner setup_sweep(CLI::App& app);
+Runner setup_split_k(CLI::App& app);
 Runner setup_probe(CLI::App& app);
 Runner setup_conform(CLI::App& app);
 Runner setup_bench(CLI::App& app);

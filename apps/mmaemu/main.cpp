@@ -31,6 +31,7 @@ const std::vector<Command>& command_table() {
       {"replay", "Replay a truth set through the emulator and compare bit for bit", setup_replay},
       {"record", "Record torch._scaled_mm's cuBLASLt calls on a live GPU as a truth set", setup_record},
       {"sweep", "Tabulate cuBLASLt's algorithm and split-K choice over a grid of shapes on a live GPU", setup_sweep},
+      {"split-k", "The split-K count cuBLASLt chooses, from the profile's model, for shapes or against sweep logs", setup_split_k},
       {"probe", "Probe single tensor-core instructions on a live GPU and judge every preset parameter", setup_probe},
       {"conform", "Check a backend (the CUDA kernels, the fast CPU path) against the oracle on random calls", setup_conform},
       {"bench", "Time the emulation backends beside native cuBLASLt on the same inputs, bits compared (JSON)", setup_bench},

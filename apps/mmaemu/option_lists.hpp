@@ -34,6 +34,18 @@ inline std::optional<std::pair<Format, Format>> fp8_operand_pair(const std::stri
   return std::pair{*a, *b};
 }
 
+// A list of byte counts ("0,1048576,33554432"), for --workspaces; nullopt when a part is not one.
+inline std::optional<std::vector<int64_t>> byte_counts(const std::string& text) {
+  std::vector<int64_t> out;
+  for (const auto& part : split_list(text)) {
+    int64_t x = -1;
+    auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), x);
+    if (ec != std::errc() || ptr != part.data() + part.size() || x < 0) return std::nullopt;
+    out.push_back(x);
+  }
+  return out;
+}
+
 // A GEMM shape written like "1024x512x4096" (torch's M x N x K), each dimension positive.
 struct GemmShape {
   int64_t m = 0, n = 0, k = 0;

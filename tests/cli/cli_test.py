@@ -215,6 +215,40 @@ check("conform --backend cpu: the fast path equals the oracle on every FP8 prese
       code == 0 and all(matrix.get("cpu", {}).get(p, {}).get("verdict") == "PASS"
                         for p in ("hopper_fp8_wgmma_k32", "ada_fp8_mma_k32", "blackwell_fp8_mma_k32")), out + err)
 
+# split-K: the profile's model, by shape and SM count; replays that take every count from it
+code, out, err = run("split-k", "--shapes", "16x64x20480,4096x4096x4096,100x16x20480", "--json")
+try:
+    ask = json.loads(out)
+    rows = {(r["m"], r["n"], r["k"]): r for r in ask["shapes"]}
+    check("split-k answers swept shapes, rules and predictions with their basis",
+          code == 0 and rows[(16, 64, 20480)]["splits"] == 7 and rows[(16, 64, 20480)]["inside_envelope"]
+          and rows[(4096, 4096, 4096)]["splits"] == 1 and "rule" in rows[(4096, 4096, 4096)]["basis"]
+          and not rows[(100, 16, 20480)]["inside_envelope"] and "predicted" in rows[(100, 16, 20480)]["basis"]
+          and "132 SMs" in ask["device"], out + err)
+except (json.JSONDecodeError, KeyError) as e:
+    check("split-k --json", False, f"{e}: {out} {err}")
+code, out, err = run("split-k", "--shapes", "256x256x32768", "--sm-count", "114")
+check("split-k --sm-count 114 answers as cuBLASLt does for an H100 PCIe's SM count",
+      code == 0 and "256x256x32768: 3 slices (swept" in out, out + err)
+expect_error("split-k wants shapes or logs", ["split-k"], lambda c: c == 2, "--shapes")
+expect_error("split-k refuses a bad shape", ["split-k", "--shapes", "16x16"], lambda c: c == 2, "'16x16'")
+expect_error("split-k refuses a log that is not a sweep log", ["split-k", "--logs", good], lambda c: c == 4,
+             "not an mmaemu-sweep/2 log")
+configs = source / "tests" / "data" / "h200-recorded-configs"
+code, out, err = run("replay", "--truth-dir", configs, "--split-k-from", "profile", "--json", tmp / "rp.json")
+log = json.loads((tmp / "rp.json").read_text()) if (tmp / "rp.json").exists() else {}
+check("replay --split-k-from profile: the project's recordings bit-exact with the model's counts",
+      code == 0 and out.strip().endswith("recordings bit-exact") and log.get("split_k_from") == "profile"
+      and all("split-K model" in r["split_k_source"] for r in log.get("recordings", []))
+      and "144/144" in log.get("split_k_agreement", ""), out + err)
+code, out, err = run("replay", "--truth-dir", configs, "--sm-count", "114", "--split-k-from", "profile")
+check("replay --sm-count 114 names the GPU whose choice it emulates", "114 SMs (H100 PCIe)" in err, err)
+expect_error("replay refuses an unknown --split-k-from", ["replay", "--truth-dir", configs, "--split-k-from", "table"],
+             lambda c: c == 2, "--split-k-from")
+code, out, err = run("gemm", "--in", good, "--out", tmp / "sm114.safetensors", "--sm-count", "114", "--json")
+check("gemm --sm-count names the GPU whose split-K choice it emulates",
+      code == 0 and "H100 PCIe" in json.loads(out or "{}").get("heuristic_device", ""), out + err)
+
 # selftest and its cache
 code, out, err = run("selftest", "--force")
 last = out.strip().splitlines()[-1] if out.strip() else ""

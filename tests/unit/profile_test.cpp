@@ -67,21 +67,28 @@ TEST_CASE("the hopper profile resolves plans and says where it was not validated
   CHECK(plan->split_k == 1);  // rowwise calls pick the unsplit kernels at this shape
   CHECK(plan->algorithm.name == "cublaslt_nvjet_fast");
 
-  // Off the swept grid (and outside the hand-made table): outside the envelope, one slice assumed.
+  // K <= 5120 is never split (a rule of the split-K model): inside the envelope at any m, n.
   plan = hopper->resolve(shape(4000, 4000, 4000));
   REQUIRE(plan.ok());
-  CHECK_FALSE(plan->envelope.inside);
-  CHECK_THAT(plan->envelope.reason, Catch::Contains("4000x4000x4000"));
-  CHECK(plan->split_k == 1);
-  // On the grid the sweep of the H200 answers, at torch's default 1 MiB workspace and at 32 MiB.
-  plan = hopper->resolve(shape(4096, 4096, 4096));
-  REQUIRE(plan.ok());
   CHECK(plan->envelope.inside);
-  CHECK_THAT(plan->split_k_source, Catch::Contains("split_k.sweeps"));
+  CHECK(plan->split_k == 1);
+  CHECK_THAT(plan->split_k_source, Catch::Contains("rule"));
+  CHECK_THAT(plan->heuristic_device, Catch::Contains("132 SMs"));
+  // Between the swept points the count is predicted: outside the envelope, with the reason.
+  plan = hopper->resolve(shape(100, 16, 20480));
+  REQUIRE(plan.ok());
+  CHECK_FALSE(plan->envelope.inside);
+  CHECK_THAT(plan->envelope.reason, Catch::Contains("100x16x20480"));
+  CHECK_THAT(plan->envelope.reason, Catch::Contains("predicted"));
+  // Swept cells answer at torch's default 1 MiB workspace, at 32 MiB, and at an SM-count target of 114.
   CHECK(hopper->workspace_bytes == 1 << 20);
-  auto at_32 = hopper->resolve(shape(16, 16, 65536), std::nullopt, 32 << 20);
+  auto at_32 = hopper->resolve(shape(16, 16, 65536), {.workspace_bytes = 32 << 20});
   REQUIRE(at_32.ok());
   CHECK(at_32->envelope.inside);
+  auto at_114 = hopper->resolve(shape(64, 256, 32768), {.sm_count = 114});
+  REQUIRE(at_114.ok());
+  CHECK(at_114->envelope.inside);
+  CHECK_THAT(at_114->heuristic_device, Catch::Contains("H100 PCIe"));
 
   ScaledMmCall evo2 = shape(256, 512, 4096);
   evo2.n_full = 12288;  // only 512 columns stored; the library ran the full shape
@@ -131,6 +138,8 @@ TEST_CASE("split-K sweep tables: lookup, precedence and refusals", "[profile][sw
   REQUIRE(base.ok());
   Profile p = *base;
   p.split_k_sweeps.clear();
+  p.split_k_model.reset();  // the tables of a profile without a split-K model
+  p.split_k_table = {{128, 128, 8192, 3, false, "fitted"}};
   SplitKSweep t;
   t.workspace_bytes = 1 << 20;
   t.m = {16, 64};
@@ -152,7 +161,7 @@ TEST_CASE("split-K sweep tables: lookup, precedence and refusals", "[profile][sw
   CHECK(plan->envelope.inside);
   CHECK(plan->split_k_source.find("split_k.sweeps") != std::string::npos);
   // Another workspace size is another table: not this one.
-  plan = p.resolve(c, std::nullopt, 32 << 20);
+  plan = p.resolve(c, {.workspace_bytes = 32 << 20});
   REQUIRE(plan.ok());
   CHECK(plan->split_k == 1);
   CHECK_FALSE(plan->envelope.inside);
@@ -168,7 +177,7 @@ TEST_CASE("split-K sweep tables: lookup, precedence and refusals", "[profile][sw
   plan = p.resolve(shape(128, 128, 8192));
   REQUIRE(plan.ok());
   CHECK(plan->split_k == 3);
-  plan = p.resolve(shape(128, 128, 8192), 9);
+  plan = p.resolve(shape(128, 128, 8192), {.known_split_k = 9});
   REQUIRE(plan.ok());
   CHECK(plan->split_k == 9);
 }

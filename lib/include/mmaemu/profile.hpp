@@ -4,6 +4,7 @@
 // Profiles are JSON under profiles/; the executable carries copies of them.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,6 +12,7 @@
 
 #include "mmaemu/error.hpp"
 #include "mmaemu/scaled_mm.hpp"
+#include "mmaemu/split_k.hpp"
 
 namespace mmaemu {
 
@@ -42,6 +44,17 @@ struct SplitKSweep {
   std::optional<int> lookup(int64_t m, int64_t n, int64_t k, int* reduction_scheme = nullptr) const;
 };
 
+// What the caller knows about the library run being emulated.
+struct ResolveOptions {
+  // The split count the library used, where known (a recording that logged it, or the user).
+  std::optional<int> known_split_k;
+  // cuBLASLt's workspace; default: the profile target's (torch's 1 MiB).
+  std::optional<int64_t> workspace_bytes;
+  // The SM count cuBLASLt's heuristic saw (the GPU's, or its SM_COUNT_TARGET); default: the
+  // profile's reference device's.
+  std::optional<int> sm_count;
+};
+
 struct Profile {
   std::string name;
   std::string description;
@@ -57,15 +70,18 @@ struct Profile {
   std::vector<SplitKEntry> split_k_table;
   std::vector<SplitKEntry> unsplit_shapes;  // shapes seen with one slice
   std::vector<SplitKSweep> split_k_sweeps;
+  // The split-K model (split_k.model: a file beside the profile, or one the executable carries),
+  // which decides every count the table above does not give.
+  std::shared_ptr<const SplitKModel> split_k_model;
+  std::string split_k_model_name;
   std::vector<Format> envelope_out_dtypes;
   std::string envelope_note;
 
   // The plan for a call: the first rule that matches gives preset and algorithm; the split
-  // count comes from `known_split_k` when the caller knows what the library chose (a recording
-  // that logged it, or the user), else from the table; the verdict says whether the call lies
-  // inside the envelope. The sweep tables apply at `workspace_bytes` (default: the target's).
-  Result<Plan> resolve(const ScaledMmCall& call, std::optional<int> known_split_k = std::nullopt,
-                       std::optional<int64_t> workspace_bytes = std::nullopt) const;
+  // count comes from `options.known_split_k` when the caller knows what the library chose, else
+  // from the profile's split-K data for the workspace and SM count; the verdict says whether the
+  // call lies inside the envelope.
+  Result<Plan> resolve(const ScaledMmCall& call, const ResolveOptions& options = {}) const;
 };
 
 Result<Profile> parse_profile(std::string_view json_text, const std::string& origin);

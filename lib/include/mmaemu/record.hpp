@@ -34,6 +34,11 @@ struct RecordCall {
   std::vector<uint8_t> bias;                   // n values
   std::string dist;
   uint64_t seed = 0;
+  // CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET: the heuristic chooses as for a GPU with this many SMs
+  // (an H100 PCIe's 114 on an H200, say); 0 leaves the attribute unset (the GPU's own count).
+  int sm_count_target = 0;
+  // cuBLASLt's workspace for this call; none: RecordOptions::workspace_bytes.
+  std::optional<int64_t> workspace_bytes;
 };
 
 // What cuBLASLt's heuristic chose for a call: every config attribute its result exposes (id,
@@ -52,6 +57,9 @@ struct RecordOptions {
   std::string cublaslt_library = "libcublasLt.so.13";
   int64_t workspace_bytes = 1 << 20;
   int device = 0;
+  // SM_COUNT_TARGET for every call that names none (0: unset, the GPU's own count); the manifest's
+  // environment records it as sm_count_target.
+  int sm_count_target = 0;
 };
 
 struct RecordSummary {

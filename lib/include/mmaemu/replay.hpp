@@ -76,9 +76,21 @@ struct ScaledMmReplay {
   Plan plan;
   Comparison comparison;
 };
+// Where a replay takes the split-K count from: the recording's log of what cuBLASLt chose (where it
+// has one, else the profile), or the profile alone, so that the profile's own split-K choice is
+// what the replay tests.
+enum class SplitKFrom : uint8_t { recording, profile };
+
+struct ScaledMmReplayOptions {
+  SplitKFrom split_k_from = SplitKFrom::recording;
+  // The SM count whose heuristic is emulated; default: what the set's manifest says the heuristic
+  // saw (heuristic_sm_count), else the profile's reference device.
+  std::optional<int> sm_count;
+};
+
 // Resolves the recording's plan with `profile`, emulates it with `backend`, compares bitwise.
 Result<ScaledMmReplay> replay_scaled_mm(const TruthSet& set, const Recording& recording,
                                         const Profile& profile, Backend backend = Backend::oracle,
-                                        int threads = 1);
+                                        int threads = 1, const ScaledMmReplayOptions& options = {});
 
 }  // namespace mmaemu

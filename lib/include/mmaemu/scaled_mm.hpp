@@ -57,6 +57,8 @@ struct Plan {
   Algorithm algorithm;
   int split_k = 1;
   std::string split_k_source;  // where the split count came from
+  // The GPU whose cuBLASLt heuristic the split count follows, e.g. "132 SMs (H200, H100 SXM)".
+  std::string heuristic_device;
   EnvelopeVerdict envelope;
 };
 

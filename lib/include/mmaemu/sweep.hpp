@@ -1,10 +1,14 @@
 // mmaemu sweep: which algorithm (and so which split-K count) cuBLASLt's heuristic picks for
-// torch._scaled_mm calls over a grid of shapes, for one GPU, library version and workspace size.
-// Only the heuristic is asked; nothing runs on the GPU.
+// torch._scaled_mm calls, for one GPU and library version, over grids or random draws of shapes
+// and every call configuration torch can ask for. Only the heuristic is asked; nothing runs on
+// the GPU, so millions of shapes take minutes (one cuBLASLt handle per thread).
 #pragma once
 
+#include <compare>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,22 +18,81 @@
 
 namespace mmaemu {
 
-// One table of the sweep: every (m, n, k) of the axes for one call configuration.
+// One call configuration, as the heuristic sees it.
 struct SweepKey {
   int64_t workspace_bytes = 1 << 20;
   bool rowwise = false;
   bool use_fast_accum = false;
   Format a_dtype = Format::f8_e4m3, b_dtype = Format::f8_e4m3, out_dtype = Format::bf16;
+  std::optional<Format> bias_dtype;  // the bias epilogue with a bias of this dtype
+  int sm_count_target = 0;           // CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET; 0: the GPU's own count
 };
+
+// "ws1048576 tensorwise promoted e4m3xe4m3 bf16 bias=none sm=gpu": the key in logs.
+std::string describe_key(const SweepKey& key);
+
+// Whether torch._scaled_mm (2.11) can make a call with this configuration; else why not.
+// Torch takes a bias only of bf16 (bf16 output), f16 (f16 output) or either (FP8 output), and
+// refuses e5m2 x e5m2.
+std::optional<std::string> torch_refuses(const SweepKey& key);
+
+// The configuration of the algorithm the heuristic returned. The workspace it asks for depends on
+// the shape, so it is kept beside, per shape.
+struct AlgorithmConfig {
+  int32_t id = 0, tile = 0, splits = 1, reduction_scheme = 0, swizzle = 0, custom_option = 0,
+          stages = 0, inner_shape = 0, cluster_shape = 0;
+  auto operator<=>(const AlgorithmConfig&) const = default;
+  // Each field under cuBLASLt's attribute name (as AlgorithmChoice names them): id, tile_id, ...
+  std::vector<std::pair<std::string, int64_t>> attributes() const;
+};
+
+// One question: configuration `key` (an index into the keys) at torch's shape m x n x k.
+struct HeuristicQuery {
+  uint32_t key = 0;
+  int64_t m = 0, n = 0, k = 0;
+};
+
+struct HeuristicAnswer {
+  static constexpr int32_t kNothing = -1;   // the heuristic returned no algorithm
+  static constexpr int32_t kNotAsked = -2;  // the deadline came first
+  int32_t algorithm = kNotAsked;            // an index into HeuristicSweep::algorithms
+  uint64_t workspace_bytes = 0;
+  float waves = 0;
+};
+
+struct HeuristicSweep {
+  std::string gpu, cublaslt_library;
+  int compute_major = 0, compute_minor = 0, multiprocessors = 0, driver_version = 0;
+  size_t cublaslt_version = 0;
+  std::vector<AlgorithmConfig> algorithms;  // distinct, in the order first seen
+  std::vector<HeuristicAnswer> answers;     // one per query
+  size_t asked = 0;                         // answers that are not kNotAsked
+  double seconds = 0;
+  int jobs = 0;
+};
+
+struct SweepOptions {
+  std::string cublaslt_library = "libcublasLt.so.13";
+  int device = 0;
+  int jobs = 0;            // threads, each with its own cuBLASLt handle; 0: every core
+  double max_seconds = 0;  // stop asking after this long (0: no limit); the rest stay kNotAsked
+};
+
+// Asks the heuristic `count` questions, `query_of(i)` giving the i-th; `progress` is called from
+// the calling thread now and then with the number answered.
+Result<HeuristicSweep> ask_heuristic(
+    const SweepOptions& options, const std::vector<SweepKey>& keys, size_t count,
+    const std::function<HeuristicQuery(size_t)>& query_of,
+    const std::function<void(size_t done, size_t total)>& progress);
+
+// The documented grid: m, n and k each over powers of two and their midpoints (x1.5),
+// m, n in 16..8192 and k in 32..65536.
+std::vector<int64_t> documented_axis(int64_t from, int64_t to);
 
 struct SweepGrid {
   std::vector<int64_t> m, n, k;  // torch's shape: A is m x k, the output m x n
   std::vector<SweepKey> keys;
 };
-
-// The documented grid: m, n and k each over powers of two and their midpoints (x1.5),
-// m, n in 16..8192 and k in 32..65536.
-std::vector<int64_t> documented_axis(int64_t from, int64_t to);
 
 struct SweepTable {
   SweepKey key;
@@ -47,12 +110,33 @@ struct SweepResult {
   std::vector<SweepTable> tables;
 };
 
-struct SweepOptions {
-  std::string cublaslt_library = "libcublasLt.so.13";
-  int device = 0;
+// A sweep log (mmaemu-sweep/2) read back: its configurations and every question with the count
+// cuBLASLt chose (0 where the heuristic returned no algorithm; questions not asked are skipped).
+class SweepLog {
+ public:
+  static Result<SweepLog> read(const std::filesystem::path& path);
+  const std::vector<SweepKey>& keys() const { return keys_; }
+  const std::string& gpu() const { return gpu_; }
+  int multiprocessors() const { return multiprocessors_; }
+  size_t cells() const;
+  // Calls `visit(key, m, n, k, splits)` for every asked question, in the log's order.
+  void visit(const std::function<void(uint32_t key, int64_t m, int64_t n, int64_t k, int splits)>&
+                 visit) const;
+
+ private:
+  std::vector<SweepKey> keys_;
+  std::vector<int> algorithm_splits_;  // the split count of each distinct algorithm
+  std::string gpu_;
+  int multiprocessors_ = 0;
+  bool grid_ = false;
+  std::vector<int64_t> m_, n_, k_;
+  std::vector<uint16_t> key_;       // list layout: each question's key
+  std::vector<int32_t> algorithm_;  // every question's algorithm index
 };
 
-Result<SweepResult> sweep_algorithms(const SweepOptions& options, const SweepGrid& grid,
-                                     const std::function<void(size_t done, size_t total)>& progress);
+// The grid as tables, one per key (ask_heuristic underneath).
+Result<SweepResult> sweep_algorithms(
+    const SweepOptions& options, const SweepGrid& grid,
+    const std::function<void(size_t done, size_t total)>& progress);
 
 }  // namespace mmaemu

@@ -34,6 +34,9 @@ struct Recording {
   bool use_fast_accum = false;
   std::vector<std::string> kernels;
   std::optional<int> recorded_split_k;  // algorithm.splitk_num, where the recorder logged it
+  // cuBLASLt's workspace and SM_COUNT_TARGET for this call, where they differ from the set's.
+  std::optional<int64_t> workspace_bytes;
+  std::optional<int> sm_count_target;
   std::string dist;
   // op "mma_block"
   std::string gpu, instruction, c;
@@ -47,11 +50,19 @@ struct TruthSet {
   std::string environment_json;  // the manifest's environment object, verbatim
   std::string gpu;               // environment.gpu where given
   std::optional<int64_t> workspace_bytes;  // environment.workspace_bytes (cuBLASLt's), where given
+  std::optional<int> multiprocessors;      // environment.multiprocessors: the GPU's SM count
+  std::optional<int> sm_count_target;      // environment.sm_count_target: the heuristic's, when set
   std::map<std::string, std::string> files;  // name -> sha256 (lower-case hex)
   std::vector<Recording> recordings;
   std::vector<std::string> skipped;
   std::string manifest_sha256;
 };
+
+// The SM count cuBLASLt's heuristic saw for a recording: its SM_COUNT_TARGET, else the set's,
+// else the GPU's; none when the manifest does not say.
+std::optional<int> heuristic_sm_count(const TruthSet& set, const Recording& recording);
+// cuBLASLt's workspace for a recording: its own, else the set's; none when the manifest does not say.
+std::optional<int64_t> recorded_workspace_bytes(const TruthSet& set, const Recording& recording);
 
 struct TruthLoadOptions {
   bool verify_hashes = true;

@@ -62,9 +62,12 @@ Result<RecordSummary> record_truth_set(const RecordOptions& options, std::vector
                              {"files", nlohmann::json::object()},
                              {"recordings", nlohmann::json::array()},
                              {"skipped", nlohmann::json::array()}};
+  if (options.sm_count_target > 0) manifest["environment"]["sm_count_target"] = options.sm_count_target;
   RecordSummary summary;
-  for (const RecordCall& c : calls) {
-    Outcome o = run_call(s, c, options.workspace_bytes);
+  for (RecordCall& c : calls) {
+    if (c.sm_count_target == 0) c.sm_count_target = options.sm_count_target;
+    const int64_t workspace = c.workspace_bytes.value_or(options.workspace_bytes);
+    Outcome o = run_call(s, c, workspace);
     if (progress) progress(c.id);
     if (!o.ok) {
       manifest["skipped"].push_back(c.id + " skipped: " + o.skip_reason);
@@ -84,6 +87,9 @@ Result<RecordSummary> record_truth_set(const RecordOptions& options, std::vector
                         {"out", "out"}, {"out_dtype", describe(c.out_dtype).name},
                         {"use_fast_accum", c.use_fast_accum}, {"deterministic", o.deterministic},
                         {"algorithm", o.algorithm}, {"dist", c.dist}, {"seed", c.seed}, {"bias", nullptr}};
+    // A call's own workspace and SM-count target, where they differ from the set's.
+    if (workspace != options.workspace_bytes) r["workspace_bytes"] = workspace;
+    if (c.sm_count_target > 0 && c.sm_count_target != options.sm_count_target) r["sm_count_target"] = c.sm_count_target;
     if (c.rowwise) {
       tensors.push_back({"scale_rows", "F32", {c.m, 1}, bytes_of(c.scale_a)});
       tensors.push_back({"scale_cols", "F32", {1, c.n}, bytes_of(c.scale_b)});

@@ -23,8 +23,9 @@ cudaDataType_t cuda_type(Format f) {
 
 }  // namespace
 
-TorchScaledMm::TorchScaledMm(const LtSession& session, const RecordCall& c, int64_t workspace_bytes, Pointers p)
-    : s_(session), workspace_bytes_(workspace_bytes), c_format_(c.out_dtype) {
+TorchScaledMm::TorchScaledMm(const LtSession& session, const RecordCall& c, int64_t workspace_bytes, Pointers p,
+                             cublasLtHandle_t handle)
+    : s_(session), handle_(handle ? handle : session.handle), workspace_bytes_(workspace_bytes), c_format_(c.out_dtype) {
   const LtApi& lt = s_.lt;
   lt.desc_create(&desc_, CUBLAS_COMPUTE_32F, CUDA_R_32F);
   const cublasOperation_t transa = CUBLAS_OP_T, transb = CUBLAS_OP_N;
@@ -39,6 +40,10 @@ TorchScaledMm::TorchScaledMm(const LtSession& session, const RecordCall& c, int6
       c.rowwise ? CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F : CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
   lt.desc_set(desc_, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode, sizeof mode);
   lt.desc_set(desc_, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode, sizeof mode);
+  if (c.sm_count_target > 0) {
+    const int32_t target = c.sm_count_target;
+    lt.desc_set(desc_, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &target, sizeof target);
+  }
   if (c.bias_dtype) {
     const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
     const cudaDataType_t bias_type = cuda_type(*c.bias_dtype);
@@ -70,7 +75,7 @@ Result<AlgorithmChoice> TorchScaledMm::choose() {
   const LtApi& lt = s_.lt;
   cublasLtMatmulHeuristicResult_t result{};
   int found = 0;
-  const cublasStatus_t hs = lt.heuristic(s_.handle, desc_, la_, lb_, lc_, ld_, pref_, 1, &result, &found);
+  const cublasStatus_t hs = lt.heuristic(handle_, desc_, la_, lb_, lc_, ld_, pref_, 1, &result, &found);
   if (hs != CUBLAS_STATUS_SUCCESS || found == 0)
     return Error(Errc::unsupported, "cublasLtMatmulAlgoGetHeuristic: status " + std::to_string(hs) + ", " +
                                         std::to_string(found) + " algorithms");
@@ -102,7 +107,7 @@ Result<void> TorchScaledMm::run(const void* a, const void* b, void* c, void* out
   if (!chosen_) return Error(Errc::internal, "TorchScaledMm::run before choose");
   const float alpha = 1.0f, beta = 0.0f;
   // cuBLAS's A is mat2 (torch's b, N x K), its B is mat1 (torch's a, M x K).
-  const cublasStatus_t s = s_.lt.matmul(s_.handle, desc_, &alpha, b, la_, a, lb_, &beta, c, lc_, out, ld_,
+  const cublasStatus_t s = s_.lt.matmul(handle_, desc_, &alpha, b, la_, a, lb_, &beta, c, lc_, out, ld_,
                                         &chosen_->algo, workspace, static_cast<size_t>(workspace_bytes_), nullptr);
   if (s != CUBLAS_STATUS_SUCCESS) return Error(Errc::device_unavailable, "cublasLtMatmul: status " + std::to_string(s));
   if (CUresult r = s_.gpu.api.synchronize(); r != CUDA_SUCCESS)

@@ -23,7 +23,9 @@ class TorchScaledMm {
     void* scale_b = nullptr;  // torch's mat2 scale
     void* bias = nullptr;
   };
-  TorchScaledMm(const LtSession& session, const RecordCall& call, int64_t workspace_bytes, Pointers p);
+  // `handle`: a cuBLASLt handle of the session's library for this thread (null: the session's).
+  TorchScaledMm(const LtSession& session, const RecordCall& call, int64_t workspace_bytes, Pointers p,
+                cublasLtHandle_t handle = nullptr);
   TorchScaledMm(const TorchScaledMm&) = delete;
   TorchScaledMm& operator=(const TorchScaledMm&) = delete;
   ~TorchScaledMm();
@@ -37,6 +39,7 @@ class TorchScaledMm {
 
  private:
   const LtSession& s_;
+  cublasLtHandle_t handle_;
   int64_t workspace_bytes_;
   Format c_format_;
   cublasLtMatmulDesc_t desc_ = nullptr;

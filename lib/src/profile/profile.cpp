@@ -1,4 +1,7 @@
 #include <algorithm>
+#include <filesystem>
+#include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 
 #include "mmaemu/profile.hpp"
@@ -176,6 +179,11 @@ static Result<Profile> parse_profile_fields(std::string_view json_text, const st
         (std::string(list) == "table" ? p.split_k_table : p.unsplit_shapes).push_back(*e);
       }
     }
+    if (s.contains("model")) {
+      if (!s["model"].is_string() || s["model"].get<std::string>().empty())
+        return bad(origin, "split_k.model must name a split-K model file");
+      p.split_k_model_name = s["model"].get<std::string>();
+    }
     if (s.contains("sweeps"))
       for (size_t i = 0; i < s["sweeps"].size(); ++i) {
         auto e = sweep_entry(s["sweeps"][i], origin, "split_k.sweeps[" + std::to_string(i) + "]");
@@ -192,16 +200,67 @@ static Result<Profile> parse_profile_fields(std::string_view json_text, const st
   return p;
 }
 
-Result<Profile> parse_profile(std::string_view json_text, const std::string& origin) {
-  try {
-    return parse_profile_fields(json_text, origin);
-  } catch (const nlohmann::json::exception& e) {
-    return bad(origin, std::string("a field has the wrong type: ") + e.what());
+namespace {
+
+// The split-K model a profile names: `folder`/<name>.json where the profile came from a folder
+// and that file exists, else the one the executable carries. Each is parsed once and shared.
+Result<std::shared_ptr<const SplitKModel>> split_k_model_named(const std::string& name,
+                                                               const std::filesystem::path& folder) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const SplitKModel>> parsed;
+  std::string origin, text;
+  const std::filesystem::path beside = folder.empty() ? std::filesystem::path() : folder / (name + ".json");
+  if (!beside.empty() && std::filesystem::exists(beside)) {
+    auto bytes = read_file_bytes(beside);
+    if (!bytes) return bytes.error();
+    origin = beside.string();
+    text.assign(bytes->begin(), bytes->end());
+  } else {
+    const auto& carried = embedded_split_k_models();
+    const auto it = std::find_if(carried.begin(), carried.end(), [&](const EmbeddedText& t) { return t.name == name; });
+    if (it == carried.end()) return Error(Errc::not_found, "no split-K model named '" + name + "'");
+    origin = "split-K model " + name;
   }
+  std::lock_guard lock(mutex);
+  if (auto it = parsed.find(origin); it != parsed.end()) return it->second;
+  if (text.empty()) {
+    const auto& carried = embedded_split_k_models();
+    text = std::string(std::find_if(carried.begin(), carried.end(), [&](const EmbeddedText& t) {
+                         return t.name == name;
+                       })->text);
+  }
+  auto model = parse_split_k_model(text, origin);
+  if (!model) return model.error();
+  auto shared = std::make_shared<const SplitKModel>(std::move(model).value());
+  parsed.emplace(origin, shared);
+  return shared;
 }
 
-Result<Plan> Profile::resolve(const ScaledMmCall& call, std::optional<int> known_split_k,
-                              std::optional<int64_t> workspace) const {
+Result<Profile> parse_profile_in(std::string_view json_text, const std::string& origin,
+                                 const std::filesystem::path& folder) {
+  Result<Profile> p = [&]() -> Result<Profile> {
+    try {
+      return parse_profile_fields(json_text, origin);
+    } catch (const nlohmann::json::exception& e) {
+      return bad(origin, std::string("a field has the wrong type: ") + e.what());
+    }
+  }();
+  if (!p || p->split_k_model_name.empty()) return p;
+  auto model = split_k_model_named(p->split_k_model_name, folder);
+  if (!model) return Error(model.error().code(), origin + ": split_k.model: " + model.error().message());
+  p->split_k_model = *model;
+  return p;
+}
+
+}  // namespace
+
+Result<Profile> parse_profile(std::string_view json_text, const std::string& origin) {
+  return parse_profile_in(json_text, origin, {});
+}
+
+Result<Plan> Profile::resolve(const ScaledMmCall& call, const ResolveOptions& options) const {
+  const std::optional<int>& known_split_k = options.known_split_k;
+  const std::optional<int64_t>& workspace = options.workspace_bytes;
   const bool rowwise = call.scale_a.rowwise();
   const ProfileRule* rule = nullptr;
   for (const auto& r : rules) {
@@ -224,51 +283,77 @@ Result<Plan> Profile::resolve(const ScaledMmCall& call, std::optional<int> known
   plan.preset = find_preset(rule->preset);
   plan.algorithm = *find_algorithm(rule->algorithm);
   const int64_t n = call.library_n();
+  const int64_t ws = workspace.value_or(workspace_bytes.value_or(0));
+  const std::string shape = std::to_string(call.m) + "x" + std::to_string(n) + "x" +
+                            std::to_string(call.k) + (rowwise ? " (rowwise)" : " (tensorwise)");
+  const int sm_count = options.sm_count.value_or(split_k_model ? split_k_model->reference_sm_count : 0);
+  if (split_k_model) plan.heuristic_device = split_k_model->describe_device(sm_count);
+  // The hand-made table: shapes fitted to the h200-dev recordings at torch's default workspace.
   auto same_shape = [&](const SplitKEntry& e) {
     return e.m == call.m && e.n == n && e.k == call.k && e.rowwise == rowwise;
   };
-  const auto split = std::find_if(split_k_table.begin(), split_k_table.end(), same_shape);
-  const int64_t ws = workspace.value_or(workspace_bytes.value_or(0));
-  std::optional<int> swept;
-  int scheme = 0;
-  std::string swept_evidence;
-  for (const auto& t : split_k_sweeps) {
-    if (t.workspace_bytes != ws || t.rowwise != rowwise || t.use_fast_accum != call.use_fast_accum ||
-        t.a_dtype != call.a_dtype || t.b_dtype != call.b_dtype || t.out_dtype != call.out_dtype || call.bias)
-      continue;
-    if ((swept = t.lookup(call.m, n, call.k, &scheme))) {
-      swept_evidence = t.evidence;
-      break;
-    }
-  }
-  const bool unsplit = std::any_of(unsplit_shapes.begin(), unsplit_shapes.end(), same_shape);
-  const std::string shape = std::to_string(call.m) + "x" + std::to_string(n) + "x" +
-                            std::to_string(call.k) + (rowwise ? " (rowwise)" : " (tensorwise)");
+  // A profile with a split-K model takes every count from it (it knows the configuration); the
+  // table applies to a profile without one.
+  const auto listed_split = split_k_model ? split_k_table.end()
+                                          : std::find_if(split_k_table.begin(), split_k_table.end(), same_shape);
   if (known_split_k) {
     plan.split_k = *known_split_k;
     plan.split_k_source = "given with the call (the library's CUBLASLT_ALGO_CONFIG_SPLITK_NUM)";
-  } else if (split != split_k_table.end()) {
-    plan.split_k = split->splits;
-    plan.split_k_source = "split_k.table of profile " + name + ": " + split->evidence;
-  } else if (swept) {
-    plan.split_k = *swept;
-    plan.split_k_source = "split_k.sweeps of profile " + name + " at " + std::to_string(ws) +
-                          " bytes of workspace: " + swept_evidence;
-    // FP8 split-K partials are summed in FP32 in the workspace (reduction scheme 2, COMPUTE_TYPE);
-    // another scheme is not modelled.
-    if (*swept > 1 && scheme != 2) {
+  } else if (listed_split != split_k_table.end()) {
+    plan.split_k = listed_split->splits;
+    plan.split_k_source = "split_k.table of profile " + name + ": " + listed_split->evidence;
+  } else if (split_k_model) {
+    SplitKConfig config;
+    config.sm_count = sm_count;
+    config.workspace_bytes = ws;
+    config.rowwise = rowwise;
+    config.use_fast_accum = call.use_fast_accum;
+    config.a_dtype = call.a_dtype;
+    config.b_dtype = call.b_dtype;
+    config.out_dtype = call.out_dtype;
+    if (call.bias) config.bias_dtype = call.bias->format;
+    const SplitKDecision d = decide_split_k(*split_k_model, config, call.m, n, call.k);
+    plan.split_k = d.splits;
+    plan.split_k_source = "split-K model " + split_k_model_name + " (" + plan.heuristic_device + "): " +
+                          (d.checked ? d.source : d.outside);
+    if (!d.checked) {
       plan.envelope.inside = false;
-      plan.envelope.reason = "the heuristic chose reduction scheme " + std::to_string(scheme) + " for shape " +
-                             shape + "; only scheme 2 (FP32 partials) is modelled";
+      plan.envelope.reason = "the split count for shape " + shape + " is predicted, not swept: " + d.outside;
     }
   } else {
-    plan.split_k = 1;
-    plan.split_k_source = unsplit ? "split_k.unsplit_shapes of profile " + name
-                                  : "assumed: shape not covered by profile " + name;
-    if (!unsplit) {
-      plan.envelope.inside = false;
-      plan.envelope.reason = "shape " + shape + " (m x n x k) is outside the split-K table of profile " +
-                             name + "; one slice assumed";
+    std::optional<int> swept;
+    int scheme = 0;
+    std::string swept_evidence;
+    for (const auto& t : split_k_sweeps) {
+      if (t.workspace_bytes != ws || t.rowwise != rowwise || t.use_fast_accum != call.use_fast_accum ||
+          t.a_dtype != call.a_dtype || t.b_dtype != call.b_dtype || t.out_dtype != call.out_dtype || call.bias)
+        continue;
+      if ((swept = t.lookup(call.m, n, call.k, &scheme))) {
+        swept_evidence = t.evidence;
+        break;
+      }
+    }
+    const bool unsplit = std::any_of(unsplit_shapes.begin(), unsplit_shapes.end(), same_shape);
+    if (swept) {
+      plan.split_k = *swept;
+      plan.split_k_source = "split_k.sweeps of profile " + name + " at " + std::to_string(ws) +
+                            " bytes of workspace: " + swept_evidence;
+      // FP8 split-K partials are summed in FP32 in the workspace (reduction scheme 2, COMPUTE_TYPE);
+      // another scheme is not modelled.
+      if (*swept > 1 && scheme != 2) {
+        plan.envelope.inside = false;
+        plan.envelope.reason = "the heuristic chose reduction scheme " + std::to_string(scheme) + " for shape " +
+                               shape + "; only scheme 2 (FP32 partials) is modelled";
+      }
+    } else {
+      plan.split_k = 1;
+      plan.split_k_source = unsplit ? "split_k.unsplit_shapes of profile " + name
+                                    : "assumed: shape not covered by profile " + name;
+      if (!unsplit) {
+        plan.envelope.inside = false;
+        plan.envelope.reason = "shape " + shape + " (m x n x k) is outside the split-K table of profile " +
+                               name + "; one slice assumed";
+      }
     }
   }
   if (!listed(envelope_out_dtypes, call.out_dtype)) {
@@ -287,7 +372,7 @@ std::vector<std::string> builtin_profile_names() {
 
 Result<Profile> load_profile(const std::string& name_or_path) {
   for (const auto& t : embedded_profiles())
-    if (t.name == name_or_path) return parse_profile(t.text, "profile " + std::string(t.name));
+    if (t.name == name_or_path) return parse_profile_in(t.text, "profile " + std::string(t.name), {});
   if (name_or_path.find('/') == std::string::npos && name_or_path.find(".json") == std::string::npos) {
     std::string known;
     for (const auto& t : embedded_profiles()) known += (known.empty() ? "" : ", ") + std::string(t.name);
@@ -295,8 +380,8 @@ Result<Profile> load_profile(const std::string& name_or_path) {
   }
   auto bytes = read_file_bytes(name_or_path);
   if (!bytes) return bytes.error();
-  return parse_profile(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()),
-                       name_or_path);
+  return parse_profile_in(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()),
+                          name_or_path, std::filesystem::path(name_or_path).parent_path());
 }
 
 }  // namespace mmaemu

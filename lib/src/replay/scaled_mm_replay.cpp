@@ -48,10 +48,14 @@ Result<LoadedCall> load_scaled_mm_call(const TruthSet& set, const Recording& r) 
 }
 
 Result<ScaledMmReplay> replay_scaled_mm(const TruthSet& set, const Recording& r, const Profile& profile,
-                                        Backend backend, int threads) {
+                                        Backend backend, int threads, const ScaledMmReplayOptions& options) {
   auto loaded = load_scaled_mm_call(set, r);
   if (!loaded) return loaded.error();
-  auto plan = profile.resolve(loaded->call, r.recorded_split_k, set.workspace_bytes);
+  ResolveOptions resolve;
+  if (options.split_k_from == SplitKFrom::recording) resolve.known_split_k = r.recorded_split_k;
+  resolve.workspace_bytes = recorded_workspace_bytes(set, r);
+  resolve.sm_count = options.sm_count ? options.sm_count : heuristic_sm_count(set, r);
+  auto plan = profile.resolve(loaded->call, resolve);
   if (!plan) return plan.error();
   auto out = emulate(*plan, loaded->call, backend, threads);
   if (!out) return out.error();

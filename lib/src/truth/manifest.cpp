@@ -92,6 +92,17 @@ Result<Recording> parse_recording(const std::string& where, const json& r) {
         return f.error("algorithm.splitk_num", "must be a positive integer");
       rec.recorded_split_k = s.get<int>();
     }
+    if (r.contains("workspace_bytes")) {
+      if (!r["workspace_bytes"].is_number_integer() || r["workspace_bytes"].get<int64_t>() < 0)
+        return f.error("workspace_bytes", "must be a byte count");
+      rec.workspace_bytes = r["workspace_bytes"].get<int64_t>();
+    }
+    if (r.contains("sm_count_target")) {
+      int64_t target;
+      MMAEMU_TRY(target, f.positive("sm_count_target"));
+      if (target > 4096) return f.error("sm_count_target", "must be an SM count (at most 4096)");
+      rec.sm_count_target = static_cast<int>(target);
+    }
   } else if (rec.op == "mma_block") {
     MMAEMU_TRY(rec.gpu, f.string("gpu"));
     MMAEMU_TRY(rec.instruction, f.string("instruction"));
@@ -112,6 +123,16 @@ Result<Recording> parse_recording(const std::string& where, const json& r) {
 
 }  // namespace
 
+std::optional<int> heuristic_sm_count(const TruthSet& set, const Recording& r) {
+  if (r.sm_count_target) return r.sm_count_target;
+  if (set.sm_count_target) return set.sm_count_target;
+  return set.multiprocessors;
+}
+
+std::optional<int64_t> recorded_workspace_bytes(const TruthSet& set, const Recording& r) {
+  return r.workspace_bytes ? r.workspace_bytes : set.workspace_bytes;
+}
+
 Result<TruthSet> load_truth_set(const std::filesystem::path& directory,
                                 const TruthLoadOptions& options) {
   const auto manifest_path = directory / "manifest.json";
@@ -130,8 +151,15 @@ Result<TruthSet> load_truth_set(const std::filesystem::path& directory,
     set.environment_json = m["environment"].dump();
     if (m["environment"].contains("gpu") && m["environment"]["gpu"].is_string())
       set.gpu = m["environment"]["gpu"].get<std::string>();
-    if (m["environment"].contains("workspace_bytes") && m["environment"]["workspace_bytes"].is_number_integer())
-      set.workspace_bytes = m["environment"]["workspace_bytes"].get<int64_t>();
+    const json& env = m["environment"];
+    if (env.contains("workspace_bytes") && env["workspace_bytes"].is_number_integer())
+      set.workspace_bytes = env["workspace_bytes"].get<int64_t>();
+    for (auto [key, field] : {std::pair{"multiprocessors", &set.multiprocessors}, {"sm_count_target", &set.sm_count_target}}) {
+      if (!env.contains(key)) continue;
+      if (!env[key].is_number_integer() || env[key].get<int64_t>() <= 0 || env[key].get<int64_t>() > 4096)
+        return Error(Errc::malformed, where + ": field 'environment." + key + "' must be an SM count");
+      *field = env[key].get<int>();
+    }
   }
   if (!m.contains("files") || !m["files"].is_object())
     return Error(Errc::malformed, where + ": field 'files' must be an object");

@@ -1,0 +1,212 @@
+// mmaemu split-k: the split-K count a profile's model gives (what cuBLASLt's heuristic chooses),
+// for shapes a user names, or checked against sweep logs cell by cell.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <array>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "command.hpp"
+#include "mmaemu/profile.hpp"
+#include "mmaemu/safetensors.hpp"
+#include "mmaemu/sweep.hpp"
+#include "mmaemu/version.hpp"
+#include "option_lists.hpp"
+#include "progress.hpp"
+
+namespace mmaemu::cli {
+namespace {
+
+using nlohmann::json;
+
+struct SplitKOptions {
+  std::string profile = "hopper", shapes, logs, out_dtype = "bf16", pair = "e4m3xe4m3",
+              bias = "none", out;
+  int64_t workspace = 1 << 20;
+  int sm_count = 0;
+  bool fast_accum = false, rowwise = false, json = false;
+};
+
+Result<const SplitKModel*> model_of(const Profile& p) {
+  if (!p.split_k_model)
+    return Error(Errc::unsupported, "profile " + p.name + " has no split-K model (split_k.model)");
+  return p.split_k_model.get();
+}
+
+// What the model says for each named shape under one configuration.
+Result<int> ask(const SplitKOptions& o, const SplitKModel& model) {
+  SplitKConfig c;
+  c.sm_count = o.sm_count > 0 ? o.sm_count : model.reference_sm_count;
+  c.workspace_bytes = o.workspace;
+  c.rowwise = o.rowwise;
+  c.use_fast_accum = o.fast_accum;
+  const auto pair = fp8_operand_pair(o.pair);
+  if (!pair) return Error(Errc::invalid_argument, "--pair: '" + o.pair + "' is not like e4m3xe5m2");
+  std::tie(c.a_dtype, c.b_dtype) = *pair;
+  const auto out = format_from_name(o.out_dtype);
+  if (!out)
+    return Error(Errc::invalid_argument, "--out-dtype: unknown dtype '" + o.out_dtype + "'");
+  c.out_dtype = *out;
+  if (o.bias != "none") {
+    const auto b = format_from_name(o.bias);
+    if (!b || (*b != Format::bf16 && *b != Format::f16))
+      return Error(Errc::invalid_argument, "--bias: '" + o.bias + "' is not none, bf16 or f16");
+    c.bias_dtype = *b;
+  }
+  const SplitKDecider decider(model, c);
+  json rows = json::array();
+  for (const auto& text : split_list(o.shapes)) {
+    const auto shape = gemm_shape(text);
+    if (!shape) return Error(Errc::invalid_argument, "--shapes: '" + text + "' is not MxNxK");
+    const SplitKDecision d = decider.decide(shape->m, shape->n, shape->k);
+    rows.push_back({{"m", shape->m},
+                    {"n", shape->n},
+                    {"k", shape->k},
+                    {"splits", d.splits},
+                    {"inside_envelope", d.checked},
+                    {"basis", d.checked ? d.source : d.outside}});
+    if (!o.json)
+      std::cout << fmt::format(
+          "{}x{}x{}: {} slice{} ({}{})\n", shape->m, shape->n, shape->k, d.splits,
+          d.splits == 1 ? "" : "s",
+          d.checked ? "" : "outside the envelope: ", d.checked ? d.source : d.outside);
+  }
+  if (o.json)
+    std::cout << json({{"device", model.describe_device(c.sm_count)},
+                       {"library", model.library},
+                       {"configuration", describe(c)},
+                       {"shapes", rows}})
+                     .dump()
+              << "\n";
+  return kExitOk;
+}
+
+// Every asked cell of every log against the model: swept and rule cells must agree; predicted
+// cells are counted.
+Result<int> check(const SplitKOptions& o, const SplitKModel& model) {
+  json logs = json::array();
+  size_t checked_wrong_total = 0;
+  for (const auto& path : split_list(o.logs)) {
+    auto log = SweepLog::read(path);
+    if (!log) return log.error();
+    std::vector<SplitKDecider> deciders;
+    for (const SweepKey& key : log->keys()) {
+      SplitKConfig c;
+      c.sm_count = key.sm_count_target > 0 ? key.sm_count_target : log->multiprocessors();
+      c.workspace_bytes = key.workspace_bytes;
+      c.rowwise = key.rowwise;
+      c.use_fast_accum = key.use_fast_accum;
+      c.a_dtype = key.a_dtype;
+      c.b_dtype = key.b_dtype;
+      c.out_dtype = key.out_dtype;
+      c.bias_dtype = key.bias_dtype;
+      deciders.emplace_back(model, c);
+    }
+    size_t cells = 0, none = 0, checked = 0, checked_right = 0, predicted = 0, predicted_right = 0,
+           split = 0, split_right = 0;
+    json wrong = json::array();
+    // Per configuration: [cells, swept or ruled, predicted, predicted equal].
+    std::vector<std::array<size_t, 4>> per_key(log->keys().size(), {0, 0, 0, 0});
+    Progress progress(log->cells());
+    log->visit([&](uint32_t q, int64_t m, int64_t n, int64_t k, int splits) {
+      if (++cells % 65536 == 0) progress.set(cells, path);
+      // The heuristic returned no algorithm, or the shape is not one torch calls (N and K are
+      // multiples of 16): nothing to compare.
+      if (splits == 0 || n % 16 != 0 || k % 16 != 0) {
+        ++none;
+        return;
+      }
+      const SplitKDecision d = deciders[q].decide(m, n, k);
+      const bool right = d.splits == splits;
+      auto& tally = per_key[q];
+      ++tally[0];
+      ++tally[d.checked ? 1 : 2];
+      tally[3] += !d.checked && right;
+      (d.checked ? checked : predicted) += 1;
+      (d.checked ? checked_right : predicted_right) += right;
+      if (splits > 1 || d.splits > 1) {
+        ++split;
+        split_right += right;
+      }
+      if (!right && wrong.size() < 20)
+        wrong.push_back({{"key", q},
+                         {"m", m},
+                         {"n", n},
+                         {"k", k},
+                         {"cublaslt", splits},
+                         {"model", d.splits},
+                         {"basis", d.checked ? d.source : d.outside}});
+    });
+    progress.clear();
+    checked_wrong_total += checked - checked_right;
+    const std::string verdict = fmt::format(
+        "{}: {} cells; swept or ruled {}/{} equal, predicted {}/{} equal; where either splits "
+        "{}/{} equal",
+        path, cells - none, checked_right, checked, predicted_right, predicted, split_right, split);
+    std::cout << verdict << std::endl;
+    logs.push_back({{"log", path},
+                    {"gpu", log->gpu()},
+                    {"cells", cells - none},
+                    {"not_compared", none},
+                    {"checked", checked},
+                    {"checked_equal", checked_right},
+                    {"predicted", predicted},
+                    {"predicted_equal", predicted_right},
+                    {"split_either", split},
+                    {"split_either_equal", split_right},
+                    {"verdict", verdict},
+                    {"first_differences", wrong}});
+    json keys = json::array();
+    for (size_t q = 0; q < per_key.size(); ++q)
+      keys.push_back({{"configuration", describe(deciders[q].config())},
+                      {"cells", per_key[q][0]},
+                      {"checked", per_key[q][1]},
+                      {"predicted", per_key[q][2]},
+                      {"predicted_equal", per_key[q][3]}});
+    logs.back()["configurations"] = keys;
+  }
+  const json report = {{"format", "mmaemu-split-k-check/1"}, {"mmaemu_version", kVersion},
+                       {"mmaemu_commit", kGitCommit},        {"profile", o.profile},
+                       {"library", model.library},           {"logs", logs}};
+  if (o.json) std::cout << report.dump() << "\n";
+  if (!o.out.empty())
+    if (auto ok = write_file_atomically(o.out, report.dump(1) + "\n"); !ok) return ok.error();
+  return checked_wrong_total == 0 ? kExitOk : kExitVerdictFailed;
+}
+
+Result<int> run_split_k(const SplitKOptions& o) {
+  if (o.shapes.empty() == o.logs.empty())
+    return Error(Errc::invalid_argument, "give --shapes (ask) or --logs (check), one of the two");
+  auto profile = load_profile(o.profile);
+  if (!profile) return profile.error();
+  auto model = model_of(*profile);
+  if (!model) return model.error();
+  return o.logs.empty() ? ask(o, **model) : check(o, **model);
+}
+
+}  // namespace
+
+Runner setup_split_k(CLI::App& app) {
+  auto o = std::make_shared<SplitKOptions>();
+  app.add_option("--shapes", o->shapes, "MxNxK list (torch shapes): the count for each");
+  app.add_option("--logs", o->logs,
+                 "mmaemu-sweep/2 logs (.safetensors): check the model on every cell");
+  app.add_option("--profile", o->profile, "profile name or JSON file")->capture_default_str();
+  app.add_option("--workspace", o->workspace, "cuBLASLt workspace bytes (torch's default: 1 MiB)")
+      ->capture_default_str();
+  app.add_option("--sm-count", o->sm_count,
+                 "the GPU's SM count (default: the model's reference GPU)")
+      ->check(CLI::Range(1, 4096));
+  app.add_option("--out-dtype", o->out_dtype, "bf16, f16, f32, f8_e4m3")->capture_default_str();
+  app.add_option("--pair", o->pair, "FP8 operands, e4m3xe4m3, e4m3xe5m2 or e5m2xe4m3")
+      ->capture_default_str();
+  app.add_option("--bias", o->bias, "none, bf16, f16")->capture_default_str();
+  app.add_flag("--fast-accum", o->fast_accum, "use_fast_accum=True");
+  app.add_flag("--rowwise", o->rowwise, "rowwise scales");
+  app.add_flag("--json", o->json, "print JSON to stdout");
+  app.add_option("--out", o->out, "--logs: write the check's report (JSON) to this file");
+  return [o] { return run_split_k(*o); };
+}
+
+}  // namespace mmaemu::cli

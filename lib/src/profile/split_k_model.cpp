@@ -1,0 +1,447 @@
+// The split-K model: rules, swept grids and swept points, and the decision for one call.
+#include "mmaemu/split_k.hpp"
+
+#include <fmt/format.h>
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+namespace mmaemu {
+namespace {
+
+using nlohmann::json;
+
+Error bad(const std::string& origin, const std::string& what) {
+  return Error(Errc::malformed, origin + ": " + what);
+}
+
+int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+// Base64 through OpenSSL (EVP_DecodeBlock), not by hand; the padding it counts as data is removed.
+std::optional<std::vector<uint8_t>> from_base64(const std::string& text) {
+  if (text.size() % 4 != 0) return std::nullopt;
+  std::vector<uint8_t> out(text.size() / 4 * 3);
+  const int n = EVP_DecodeBlock(out.data(), reinterpret_cast<const unsigned char*>(text.data()),
+                                static_cast<int>(text.size()));
+  if (n < 0) return std::nullopt;
+  size_t size = static_cast<size_t>(n);
+  for (size_t i = text.size(); i > 0 && text[i - 1] == '='; --i) --size;
+  out.resize(size);
+  return out;
+}
+
+// Unsigned LEB128 varints, the encoding of runs and shapes in the model's base64 strings.
+class VarintReader {
+ public:
+  explicit VarintReader(const std::vector<uint8_t>& bytes) : bytes_(bytes) {}
+  std::optional<uint64_t> next() {
+    uint64_t value = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (pos_ >= bytes_.size()) return std::nullopt;
+      const uint8_t b = bytes_[pos_++];
+      value |= static_cast<uint64_t>(b & 0x7F) << shift;
+      if (!(b & 0x80)) return value;
+    }
+    return std::nullopt;
+  }
+  bool done() const { return pos_ == bytes_.size(); }
+
+ private:
+  const std::vector<uint8_t>& bytes_;
+  size_t pos_ = 0;
+};
+
+Result<SplitKConfig> config_from(const json& j, const std::string& origin,
+                                 const std::string& where) {
+  if (!j.is_object()) return bad(origin, where + " must be an object");
+  SplitKConfig c;
+  auto integer = [&](const char* key, int64_t lo, int64_t hi) -> Result<int64_t> {
+    if (!j.contains(key) || !j[key].is_number_integer() || j[key].get<int64_t>() < lo ||
+        j[key].get<int64_t>() > hi)
+      return bad(origin, where + "." + key + " must be an integer in " + std::to_string(lo) + ".." +
+                             std::to_string(hi));
+    return j[key].get<int64_t>();
+  };
+  auto sm = integer("sm_count", 1, 4096);
+  if (!sm) return sm.error();
+  c.sm_count = static_cast<int>(*sm);
+  auto ws = integer("workspace_bytes", 0, int64_t{1} << 40);
+  if (!ws) return ws.error();
+  c.workspace_bytes = *ws;
+  for (auto [key, field] :
+       {std::pair{"rowwise", &c.rowwise}, {"use_fast_accum", &c.use_fast_accum}}) {
+    if (!j.contains(key) || !j[key].is_boolean())
+      return bad(origin, where + "." + key + " must be a boolean");
+    *field = j[key].get<bool>();
+  }
+  for (auto [key, field] :
+       {std::pair{"a_dtype", &c.a_dtype}, {"b_dtype", &c.b_dtype}, {"out_dtype", &c.out_dtype}}) {
+    const auto f = j.contains(key) && j[key].is_string()
+                       ? format_from_name(j[key].get<std::string>())
+                       : std::nullopt;
+    if (!f) return bad(origin, where + "." + key + " must name a dtype");
+    *field = *f;
+  }
+  if (j.contains("bias_dtype") && !j["bias_dtype"].is_null()) {
+    const auto f = j["bias_dtype"].is_string()
+                       ? format_from_name(j["bias_dtype"].get<std::string>())
+                       : std::nullopt;
+    if (!f) return bad(origin, where + ".bias_dtype must name a dtype or be null");
+    c.bias_dtype = *f;
+  }
+  return c;
+}
+
+Result<Axis> axis_from(const json& j, const std::string& origin, const std::string& where) {
+  Axis a;
+  if (j.is_object() && j.contains("values") && j["values"].is_array() && !j["values"].empty()) {
+    for (const auto& v : j["values"]) {
+      if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > (int64_t{1} << 31) ||
+          (!a.listed.empty() && v.get<int64_t>() <= a.listed.back()))
+        return bad(origin, where + ".values must be increasing positive integers");
+      a.listed.push_back(v.get<int64_t>());
+    }
+    return a;
+  }
+  if (!j.is_array() || j.size() != 3 || !j[0].is_number_integer() || !j[1].is_number_integer() ||
+      !j[2].is_number_integer())
+    return bad(origin, where + " must be [from, to, step] or {\"values\": [...]}");
+  a.from = j[0].get<int64_t>();
+  a.to = j[1].get<int64_t>();
+  a.step = j[2].get<int64_t>();
+  if (a.from < 1 || a.step < 1 || a.to < a.from || (a.to - a.from) % a.step != 0 ||
+      a.to > (int64_t{1} << 31))
+    return bad(origin, where + " must run from a positive value to a larger one in whole steps");
+  return a;
+}
+
+Result<std::vector<uint8_t>> base64_field(const json& j, const char* key, const std::string& origin,
+                                          const std::string& where) {
+  if (!j.contains(key) || !j[key].is_string())
+    return bad(origin, where + "." + key + " must be a base64 string");
+  auto bytes = from_base64(j[key].get<std::string>());
+  if (!bytes) return bad(origin, where + "." + key + " is not base64");
+  return std::move(bytes).value();
+}
+
+Result<SplitKGrid> grid_from(const json& j, const std::string& origin, const std::string& where) {
+  if (!j.is_object()) return bad(origin, where + " must be an object");
+  SplitKGrid g;
+  auto config = config_from(j.value("config", json()), origin, where + ".config");
+  if (!config) return config.error();
+  g.config = *config;
+  for (auto [key, field] : {std::pair{"m", &g.m}, {"n", &g.n}, {"k", &g.k}}) {
+    auto l = axis_from(j.value(key, json()), origin, where + "." + key);
+    if (!l) return l.error();
+    *field = *l;
+  }
+  const size_t columns = g.m.size() * g.n.size(), depth = g.k.size();
+  if (columns > (size_t{1} << 26) || depth > (size_t{1} << 24))
+    return bad(origin, where + " is too large");
+  auto runs = base64_field(j, "runs", origin, where);
+  if (!runs) return runs.error();
+  // Each column: (run length, count) pairs whose lengths add up to the k lattice's size.
+  VarintReader in(*runs);
+  g.column_start.reserve(columns + 1);
+  for (size_t c = 0; c < columns; ++c) {
+    g.column_start.push_back(static_cast<uint32_t>(g.run_end.size()));
+    uint64_t filled = 0;
+    while (filled < depth) {
+      const auto length = in.next(), count = in.next();
+      if (!length || !count || *length == 0 || *length > depth - filled || *count > 4096)
+        return bad(origin, where + ".runs does not describe column " + std::to_string(c));
+      filled += *length;
+      g.run_end.push_back(static_cast<uint32_t>(filled));
+      g.run_splits.push_back(static_cast<uint16_t>(*count));
+    }
+  }
+  g.column_start.push_back(static_cast<uint32_t>(g.run_end.size()));
+  if (!in.done()) return bad(origin, where + ".runs holds more than the lattice's columns");
+  g.evidence = j.value("evidence", "");
+  return g;
+}
+
+Result<SplitKPoints> points_from(const json& j, const std::string& origin,
+                                 const std::string& where) {
+  if (!j.is_object() || !j.contains("configs") || !j["configs"].is_array() || j["configs"].empty())
+    return bad(origin, where + ".configs must be a non-empty array");
+  SplitKPoints p;
+  for (size_t i = 0; i < j["configs"].size(); ++i) {
+    auto c = config_from(j["configs"][i], origin, where + ".configs[" + std::to_string(i) + "]");
+    if (!c) return c.error();
+    p.configs.push_back(*c);
+  }
+  auto shapes = base64_field(j, "shapes", origin, where);
+  if (!shapes) return shapes.error();
+  // Shapes as (m, n / 16, k / 16) varints; the counts per shape as (run length, count) pairs over
+  // the configurations.
+  VarintReader s(*shapes);
+  while (!s.done()) {
+    const auto m = s.next(), n = s.next(), k = s.next();
+    if (!m || !n || !k || *m == 0 || *n == 0 || *k == 0 || *m > (1u << 31) || *n > (1u << 27) ||
+        *k > (1u << 27))
+      return bad(origin, where + ".shapes is not a list of (m, n / 16, k / 16)");
+    p.shapes.push_back(
+        {static_cast<int64_t>(*m), static_cast<int64_t>(*n) * 16, static_cast<int64_t>(*k) * 16});
+  }
+  if (!std::is_sorted(p.shapes.begin(), p.shapes.end()) ||
+      std::adjacent_find(p.shapes.begin(), p.shapes.end()) != p.shapes.end())
+    return bad(origin, where + ".shapes must be sorted and distinct");
+  if (p.shapes.size() > (size_t{1} << 24) / p.configs.size())
+    return bad(origin, where + " holds too many points");
+  auto counts = base64_field(j, "splits", origin, where);
+  if (!counts) return counts.error();
+  VarintReader c(*counts);
+  p.splits.reserve(p.shapes.size() * p.configs.size());
+  for (size_t shape = 0; shape < p.shapes.size(); ++shape) {
+    size_t filled = 0;
+    while (filled < p.configs.size()) {
+      const auto length = c.next(), count = c.next();
+      if (!length || !count || *length == 0 || *length > p.configs.size() - filled || *count > 255)
+        return bad(origin, where + ".splits does not describe shape " + std::to_string(shape));
+      p.splits.insert(p.splits.end(), *length, static_cast<uint8_t>(*count));
+      filled += *length;
+    }
+  }
+  if (!c.done()) return bad(origin, where + ".splits holds more than its shapes");
+  p.evidence = j.value("evidence", "");
+  return p;
+}
+
+bool aligned_lattice(const Axis& m) {
+  return m.lattice() && m.from % 8 == 0 && m.step % 8 == 0;
+}
+bool lattice_grid(const SplitKGrid& g) {
+  return g.m.lattice() && g.n.lattice() && g.k.lattice();
+}
+
+// How near another swept configuration is to the call's, for a prediction from its grid: the
+// SM count and the workspace must be the same; then fast accumulation, the output, the operand
+// pair and the bias, in that order.
+int distance(const SplitKConfig& a, const SplitKConfig& b) {
+  if (a.sm_count != b.sm_count || a.workspace_bytes != b.workspace_bytes || a.rowwise != b.rowwise)
+    return -1;
+  return (a.use_fast_accum != b.use_fast_accum) * 8 + (a.out_dtype != b.out_dtype) * 4 +
+         (a.a_dtype != b.a_dtype || a.b_dtype != b.b_dtype) * 2 + (a.bias_dtype != b.bias_dtype);
+}
+
+}  // namespace
+
+std::string describe(const SplitKConfig& c) {
+  auto fp8 = [](Format f) { return std::string(describe(f).name).substr(3); };
+  return fmt::format("{} SMs, {} bytes of workspace, {}, {}, {}x{} -> {}{}", c.sm_count,
+                     c.workspace_bytes, c.rowwise ? "rowwise" : "tensorwise",
+                     c.use_fast_accum ? "fast accumulation" : "promoted", fp8(c.a_dtype),
+                     fp8(c.b_dtype), describe(c.out_dtype).name,
+                     c.bias_dtype ? fmt::format(", {} bias", describe(*c.bias_dtype).name) : "");
+}
+
+std::optional<size_t> Axis::index_of(int64_t x) const {
+  if (!lattice()) {
+    const auto it = std::lower_bound(listed.begin(), listed.end(), x);
+    if (it == listed.end() || *it != x) return std::nullopt;
+    return static_cast<size_t>(it - listed.begin());
+  }
+  if (x < from || x > to || (x - from) % step != 0) return std::nullopt;
+  return static_cast<size_t>((x - from) / step);
+}
+
+std::optional<size_t> Axis::index_at_or_above(int64_t x) const {
+  if (!lattice()) {
+    const auto it = std::lower_bound(listed.begin(), listed.end(), x);
+    if (it == listed.end()) return std::nullopt;
+    return static_cast<size_t>(it - listed.begin());
+  }
+  if (x > to) return std::nullopt;
+  return x <= from ? 0 : static_cast<size_t>(ceil_div(x - from, step));
+}
+
+int SplitKGrid::at(size_t i, size_t j, size_t l) const {
+  const size_t c = i * n.size() + j;
+  const auto first = run_end.begin() + column_start[c],
+             last = run_end.begin() + column_start[c + 1];
+  const auto run = std::upper_bound(first, last, static_cast<uint32_t>(l));
+  return run_splits[static_cast<size_t>(run - run_end.begin())];
+}
+
+std::optional<int> SplitKPoints::find(const SplitKShape& shape, size_t config) const {
+  const auto it = std::lower_bound(shapes.begin(), shapes.end(), shape);
+  if (it == shapes.end() || *it != shape) return std::nullopt;
+  const int s = splits[static_cast<size_t>(it - shapes.begin()) * configs.size() + config];
+  if (s == 0) return std::nullopt;
+  return s;
+}
+
+std::string SplitKModel::describe_device(int sm_count) const {
+  for (const auto& d : devices)
+    if (d.sm_count == sm_count) {
+      std::string names;
+      for (const auto& g : d.gpus) names += (names.empty() ? "" : ", ") + g;
+      return fmt::format("{} SMs ({})", sm_count, names);
+    }
+  return fmt::format("{} SMs", sm_count);
+}
+
+SplitKDecider::SplitKDecider(const SplitKModel& model, const SplitKConfig& config)
+    : model_(model), config_(config) {
+  if (config_.sm_count <= 0) config_.sm_count = model.reference_sm_count;
+  for (const auto& p : model.points)
+    for (size_t i = 0; i < p.configs.size(); ++i)
+      if (p.configs[i] == config_) points_.emplace_back(&p, i);
+  int best = -1;
+  for (const auto& g : model.grids) {
+    if (g.config == config_) exact_.push_back(&g);
+    if (!lattice_grid(g)) continue;  // grids over listed values answer their own cells only
+    const int dist = distance(config_, g.config);
+    if (dist >= 0 && (best < 0 || dist < best)) best = dist;
+  }
+  same_config_ = best == 0;
+  if (best < 0) return;
+  for (const auto& g : model.grids) {
+    if (!lattice_grid(g) || distance(config_, g.config) != best) continue;
+    if (aligned_lattice(g.m)) {
+      if (!aligned_) aligned_ = &g;
+    } else if (!unaligned_) {
+      unaligned_ = &g;
+    }
+  }
+}
+
+SplitKDecision SplitKDecider::decide(int64_t m, int64_t n, int64_t k) const {
+  const SplitKConfig& c = config_;
+  SplitKDecision d;
+  // The rules: each held on every cell ever swept (model.rules_evidence).
+  if (c.rowwise) {
+    d.checked = true;
+    d.source = "rule: rowwise-scaled calls (OUTER_VEC_32F) never split";
+    return d;
+  }
+  const int64_t most_by_k = ceil_div(k, model_.k_per_slice) - 1;
+  if (most_by_k < 2) {
+    d.checked = true;
+    d.source =
+        fmt::format("rule: a slice holds more than {} elements of K, so K = {} is never split",
+                    model_.k_per_slice, k);
+    return d;
+  }
+  const int64_t slice_bytes =
+      m * ceil_div(n, model_.workspace_n_alignment) * model_.workspace_n_alignment * 4;
+  const int64_t most_by_workspace =
+      c.workspace_bytes < model_.workspace_extra_bytes
+          ? 0
+          : (c.workspace_bytes - model_.workspace_extra_bytes) / slice_bytes;
+  if (most_by_workspace < 2) {
+    d.checked = true;
+    d.source = fmt::format("rule: {} bytes of workspace hold fewer than two slices of {} bytes",
+                           c.workspace_bytes, slice_bytes);
+    return d;
+  }
+  const SplitKShape shape{m, n, k};
+  for (const auto& [p, i] : points_)
+    if (auto s = p->find(shape, i)) {
+      d.splits = *s;
+      d.checked = true;
+      d.source = "swept: " + p->evidence;
+      return d;
+    }
+  for (const SplitKGrid* g : exact_) {
+    const auto i = g->m.index_of(m), j = g->n.index_of(n), l = g->k.index_of(k);
+    if (i && j && l) {
+      d.splits = g->at(*i, *j, *l);
+      d.checked = true;
+      d.source = "swept: " + g->evidence;
+      return d;
+    }
+  }
+  // A prediction from the nearest swept configuration's grids: m as its lattice represents it
+  // (a multiple of 8 by the grid over m = 8b, other m by the grid over m = 8b - 4 where there is
+  // one), k rounded up to a multiple of 128 (which keeps the K rule's count), the workspace rule
+  // applied.
+  if (!aligned_ && !unaligned_) {
+    d.outside = fmt::format("no split-K data for {}; one slice assumed", describe(c));
+    return d;
+  }
+  // m and n off the grid's lattice go up to its next point (a coarser lattice than 8 and 16).
+  const bool use_aligned = aligned_ && (m % 8 == 0 || !unaligned_);
+  const SplitKGrid* g = use_aligned ? aligned_ : unaligned_;
+  const auto i = g->m.index_at_or_above(use_aligned ? 8 * ceil_div(m, 8) : 8 * ceil_div(m, 8) - 4);
+  const auto j = g->n.index_at_or_above(n);
+  const int64_t rep_m = i ? g->m.value(*i) : m;
+  const int64_t rep_k = 128 * ceil_div(k, 128);
+  const std::string basis =
+      same_config_ ? "the grid of this configuration" : "the grid of " + describe(g->config);
+  if (!i || !j) {
+    d.outside = fmt::format("m = {}, n = {} lie beyond {} (m {}..{}, n {}..{}); one slice assumed",
+                            m, n, basis, g->m.from, g->m.to, g->n.from, g->n.to);
+    return d;
+  }
+  int s = 0;
+  if (auto l = g->k.index_at_or_above(std::min(rep_k, g->k.to))) {
+    s = g->at(*i, *j, *l);
+    // Beyond the grid's last k: the K rule goes on where the last count was the K rule's.
+    const int64_t rule_at_end = ceil_div(g->k.to, model_.k_per_slice) - 1;
+    if (rep_k > g->k.to && s == rule_at_end)
+      s = static_cast<int>(std::min<int64_t>(most_by_k, c.sm_count));
+  }
+  s = static_cast<int>(std::min<int64_t>(s, most_by_workspace));
+  d.splits = std::max(s, 1);
+  d.outside =
+      fmt::format("predicted from {} at m = {}, n = {}, k = {}{}", basis, rep_m, g->n.value(*j),
+                  std::min(rep_k, g->k.to), rep_k > g->k.to ? " (K beyond the grid)" : "");
+  return d;
+}
+
+SplitKDecision decide_split_k(const SplitKModel& model, const SplitKConfig& config, int64_t m,
+                              int64_t n, int64_t k) {
+  return SplitKDecider(model, config).decide(m, n, k);
+}
+
+Result<SplitKModel> parse_split_k_model(std::string_view text, const std::string& origin) {
+  json j = json::parse(text.begin(), text.end(), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return bad(origin, "not a JSON object");
+  if (j.value("format", "") != "mmaemu-split-k/1")
+    return bad(origin, "format must be \"mmaemu-split-k/1\"");
+  try {
+    SplitKModel model;
+    model.library = j.value("library", "");
+    model.gpu = j.value("gpu", "");
+    if (!j.contains("reference_sm_count") || !j["reference_sm_count"].is_number_integer() ||
+        j["reference_sm_count"].get<int>() < 1)
+      return bad(origin, "reference_sm_count must be a positive integer");
+    model.reference_sm_count = j["reference_sm_count"].get<int>();
+    for (const auto& d : j.value("devices", json::array())) {
+      SplitKDevice dev;
+      dev.sm_count = d.at("sm_count").get<int>();
+      for (const auto& g : d.value("gpus", json::array())) dev.gpus.push_back(g.get<std::string>());
+      dev.note = d.value("note", "");
+      model.devices.push_back(dev);
+    }
+    const json& rules = j.value("rules", json::object());
+    model.k_per_slice = rules.value("k_per_slice", 2560);
+    model.workspace_n_alignment = rules.value("workspace_n_alignment", 32);
+    model.workspace_extra_bytes = rules.value("workspace_extra_bytes", 16);
+    model.rules_evidence = rules.value("evidence", "");
+    if (model.k_per_slice < 1 || model.workspace_n_alignment < 1 || model.workspace_extra_bytes < 0)
+      return bad(origin, "rules must hold positive sizes");
+    const json& grids = j.value("grids", json::array());
+    for (size_t i = 0; i < grids.size(); ++i) {
+      auto g = grid_from(grids[i], origin, "grids[" + std::to_string(i) + "]");
+      if (!g) return g.error();
+      model.grids.push_back(std::move(g).value());
+    }
+    const json& points = j.value("points", json::array());
+    for (size_t i = 0; i < points.size(); ++i) {
+      auto p = points_from(points[i], origin, "points[" + std::to_string(i) + "]");
+      if (!p) return p.error();
+      model.points.push_back(std::move(p).value());
+    }
+    return model;
+  } catch (const json::exception& e) {
+    return bad(origin, std::string("a field has the wrong type: ") + e.what());
+  }
+}
+
+}  // namespace mmaemu

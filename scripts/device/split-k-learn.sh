@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Issue 11: what cuBLASLt's split-K choice depends on, asked of the heuristic on the GPU (nothing
+# runs there but the heuristic). Each part is one `mmaemu sweep` to a .safetensors log (mmaemu-sweep/2):
+#   scripts/device/split-k-learn.sh WORK_DIR PACK_DIR [PARTS]
+# PARTS (comma list, default all): m, n, k (every value of one axis at fixed others: how finely the
+# choice depends on it), bigk (k up to 2^24), configs (random shapes x every configuration torch can
+# ask for), dense (the region where splitting happens, one configuration), sm (SM-count targets).
+# The logs are packed into PACK_DIR/learn.tar.zst, cut into 15 MiB parts.
+set -u
+W=${1:?usage: split-k-learn.sh WORK_DIR PACK_DIR [PARTS]}
+P=${2:?usage: split-k-learn.sh WORK_DIR PACK_DIR [PARTS]}
+PARTS=,${3:-m,n,k,bigk,configs,sm,dense,dense114,dense32},
+want() { [[ $PARTS == *,$1,* ]]; }
+export LD_LIBRARY_PATH=$PWD/.device/lib:${LD_LIBRARY_PATH:-}
+M=$PWD/.device/mmaemu
+LT=${CUBLASLT:-/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cu13/lib/libcublasLt.so.13}
+mkdir -p "$W" "$P"
+BASE=(--scale-modes tensorwise --fast-accum off --pairs e4m3xe4m3 --out-dtypes bf16)
+sweep() {  # name, sweep options...
+  local name=$1
+  shift
+  "$M" sweep --cublaslt "$LT" --out "$W/$name.safetensors" "$@" > "$W/$name.out" 2> "$W/$name.err"
+  echo "rc=$?" >> "$W/$name.out"
+  echo "$name: $(tail -n 2 "$W/$name.out" | tr '\n' ' ')"
+}
+"$M" info > "$W/info.txt" 2>&1
+if want m; then
+  sweep m-every --m 1..2048 --n 16,48,128,384,1024 --k 6144,8192,10240,16384,24576,40960,65536 \
+    "${BASE[@]}" --workspaces 1048576,33554432 --max-seconds 40
+fi
+if want n; then
+  sweep n-every --m 1,8,16,17,64,100,256,1000 --n 16..4096/16 --k 6144,8192,10240,16384,24576,40960,65536 \
+    "${BASE[@]}" --workspaces 1048576,33554432 --max-seconds 20
+fi
+if want k; then
+  sweep k-every --m 1,16,33,64,128,256,512,1024 --n 16,64,256,1024,4096 --k 16..65536/16 \
+    "${BASE[@]}" --workspaces 1048576,33554432 --max-seconds 50
+fi
+if want bigk; then
+  sweep big-k --k 65536,98304,131072,196608,262144,393216,524288,786432,1048576,2097152,4194304,8388608,16777216 \
+    "${BASE[@]}" --workspaces 0,1048576,4194304,33554432 --max-seconds 20
+fi
+if want configs; then
+  sweep configs --random 3000 --seed 11 --m 1..8192 --n 16..8192/16 --k 16..131072/16 \
+    --workspaces 0,1048576,4194304,33554432 --scale-modes tensorwise,rowwise --fast-accum off,on \
+    --pairs e4m3xe4m3,e4m3xe5m2,e5m2xe4m3 --out-dtypes bf16,f16,f32,f8_e4m3 --biases none,bf16,f16 \
+    --sm-counts 0,132,114 --max-seconds 100
+fi
+if want sm; then
+  sweep sm-targets "${BASE[@]}" --workspaces 1048576,33554432 --sm-counts 0,132,114,78 --max-seconds 20
+fi
+if want dense; then
+  sweep dense-base --m 8..2048/8 --n 16..2048/16 --k 128..65536/128 "${BASE[@]}" --workspaces 1048576 --max-seconds 250
+fi
+if want dense114; then
+  sweep dense-sm114 --m 8..2048/8 --n 16..2048/16 --k 128..65536/128 "${BASE[@]}" --workspaces 1048576 \
+    --sm-counts 114 --max-seconds 170
+fi
+if want dense32; then
+  sweep dense-ws32 --m 16..4096/16 --n 32..4096/32 --k 128..65536/128 "${BASE[@]}" --workspaces 33554432 \
+    --max-seconds 170
+fi
+if want unaligned; then  # m = 8b - 4: the representative of the m that are not multiples of 8
+  sweep dense-unaligned --m 4..2044/8 --n 16..2048/16 --k 128..65536/128 "${BASE[@]}" --workspaces 1048576 \
+    --max-seconds 180
+fi
+if want unaligned114; then
+  sweep dense-unaligned-sm114 --m 4..2044/8 --n 16..2048/16 --k 128..65536/128 "${BASE[@]}" --workspaces 1048576 \
+    --sm-counts 114 --max-seconds 110
+fi
+if want holdout; then  # random shapes kept out of every table, to measure a resolver against
+  sweep holdout --random 20000 --seed 2026 --m 1..4096 --n 16..4096/16 --k 16..65536/16 --scale-modes tensorwise \
+    --workspaces 0,1048576,4194304,33554432 --fast-accum off,on --pairs e4m3xe4m3,e4m3xe5m2,e5m2xe4m3 \
+    --out-dtypes bf16,f16,f32,f8_e4m3 --sm-counts 0,114 --max-seconds 60
+fi
+if want record; then  # small truth sets of random shapes where cuBLASLt splits, at 132 and 114 SMs
+  for sm in 132 114; do
+    target=$([ $sm = 114 ] && echo 114 || echo 0)
+    "$M" record --cublaslt "$LT" --out "$W/rec-split-sm$sm" --shapes "$(cat .device/shapes$sm.txt)" --dists normal \
+      --pairs e4m3xe4m3 --out-dtypes bf16 --scales tensorwise --fast-accum off --seed $sm --sm-count $target \
+      > "$W/rec-split-sm$sm.out" 2>&1
+    "$M" replay --truth-dir "$W/rec-split-sm$sm" --json "$W/replay-rec-split-sm$sm.json" >> "$W/rec-split-sm$sm.out" 2>&1
+    "$M" replay --truth-dir "$W/rec-split-sm$sm" --split-k-from profile --json "$W/replay-rec-split-sm$sm-profile.json" \
+      >> "$W/rec-split-sm$sm.out" 2>&1
+    echo "record sm$sm: $(tail -n 1 "$W/rec-split-sm$sm.out")"
+  done
+fi
+tar cf "$W.tar" -C "$W" .
+python3 - "$W.tar" "$P/learn.tar.zst" <<'EOF'
+import sys
+data = open(sys.argv[1], 'rb').read()
+try:
+    import pyarrow
+    packed = pyarrow.compress(data, codec='zstd', compression_level=9, asbytes=True)
+except Exception as e:  # no pyarrow: xz instead
+    import lzma
+    print('pyarrow zstd unavailable (%s): xz' % e)
+    packed = lzma.compress(data, preset=1)
+    sys.argv[2] = sys.argv[2].replace('.zst', '.xz')
+open(sys.argv[2], 'wb').write(packed)
+print('packed %d bytes into %d' % (len(data), len(packed)))
+EOF
+(cd "$P" && for f in learn.tar.*; do split -b 15m -d "$f" "$f.part" && rm "$f"; done; ls -la)

@@ -1,0 +1,217 @@
+// The split-K model: its file format, its rules, exact lookups in grids and points, predictions
+// between grid points, and the hopper profile's model on shapes the H200 was asked about.
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
+
+#include <openssl/evp.h>
+#include <nlohmann/json.hpp>
+
+#include "mmaemu/profile.hpp"
+#include "mmaemu/split_k.hpp"
+
+using namespace mmaemu;
+using nlohmann::json;
+
+namespace {
+
+std::string base64(const std::vector<uint8_t>& bytes) {
+  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
+  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), bytes.data(),
+                                static_cast<int>(bytes.size()));
+  out.resize(static_cast<size_t>(n));
+  return out;
+}
+
+void varint(std::vector<uint8_t>& out, uint64_t v) {
+  do {
+    uint8_t b = v & 0x7F;
+    v >>= 7;
+    out.push_back(b | (v ? 0x80 : 0));
+  } while (v);
+}
+
+json config(int sm, int64_t ws) {
+  return {{"sm_count", sm},          {"workspace_bytes", ws}, {"rowwise", false},
+          {"use_fast_accum", false}, {"a_dtype", "f8_e4m3"},  {"b_dtype", "f8_e4m3"},
+          {"out_dtype", "bf16"},     {"bias_dtype", nullptr}};
+}
+
+// A model with one grid over m = 8, 16; n = 16, 32; k = 128 .. 12800 step 128 (100 points), whose
+// every column splits as min(ceil(k / 2560) - 1, cap) with cap 4 in column (16, 32), and one point.
+json small_model() {
+  std::vector<uint8_t> runs;
+  for (int column = 0; column < 4; ++column) {
+    const int cap = column == 3 ? 4 : 99;
+    int last = -1, length = 0;
+    for (int l = 0; l < 100; ++l) {
+      const int k = 128 * (l + 1);
+      const int s = std::max(1, std::min((k + 2559) / 2560 - 1, cap));
+      if (s != last && length) {
+        varint(runs, static_cast<uint64_t>(length));
+        varint(runs, static_cast<uint64_t>(last));
+        length = 0;
+      }
+      last = s;
+      ++length;
+    }
+    varint(runs, static_cast<uint64_t>(length));
+    varint(runs, static_cast<uint64_t>(last));
+  }
+  std::vector<uint8_t> shapes, splits;
+  for (uint64_t v : {5, 48 / 16, 8000 / 16}) varint(shapes, v);  // 5 x 48 x 8000
+  varint(splits, 1);
+  varint(splits, 7);
+  return {{"format", "mmaemu-split-k/1"},
+          {"library", "test"},
+          {"reference_sm_count", 132},
+          {"devices", {{{"sm_count", 132}, {"gpus", {"H200"}}}}},
+          {"rules",
+           {{"k_per_slice", 2560}, {"workspace_n_alignment", 32}, {"workspace_extra_bytes", 16}}},
+          {"grids",
+           {{{"config", config(132, 1 << 20)},
+             {"m", {8, 16, 8}},
+             {"n", {16, 32, 16}},
+             {"k", {128, 12800, 128}},
+             {"runs", base64(runs)},
+             {"evidence", "test grid"}}}},
+          {"points",
+           {{{"configs", {config(132, 1 << 20)}},
+             {"shapes", base64(shapes)},
+             {"splits", base64(splits)},
+             {"evidence", "test point"}}}}};
+}
+
+SplitKConfig base_config() {
+  SplitKConfig c;
+  c.sm_count = 132;
+  c.workspace_bytes = 1 << 20;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("a split-K model decides by rules, swept cells and predictions", "[split-k]") {
+  auto model = parse_split_k_model(small_model().dump(), "test model");
+  REQUIRE(model.ok());
+  const SplitKDecider decide(*model, base_config());
+
+  // Rules, inside the envelope whatever the shape.
+  auto d = decide.decide(4000, 4000, 5120);
+  CHECK(d.splits == 1);
+  CHECK(d.checked);
+  CHECK_THAT(d.source, Catch::Contains("K = 5120"));
+  d = decide.decide(4096, 4096, 65536);  // two slices of 4096 x 4096 x 4 bytes exceed 1 MiB
+  CHECK(d.splits == 1);
+  CHECK(d.checked);
+  CHECK_THAT(d.source, Catch::Contains("workspace"));
+  SplitKConfig rowwise = base_config();
+  rowwise.rowwise = true;
+  CHECK(SplitKDecider(*model, rowwise).decide(16, 16, 65536).splits == 1);
+
+  // The grid's cells are exact: 10240 -> ceil(10240 / 2560) - 1 = 3; column (16, 32) is capped
+  // at 4.
+  d = decide.decide(8, 16, 10240);
+  CHECK(d.splits == 3);
+  CHECK(d.checked);
+  CHECK(decide.decide(16, 32, 12800).splits == 4);
+  CHECK(decide.decide(16, 16, 12800).splits == 4);
+  CHECK(decide.decide(16, 16, 12800 - 128).splits == 4);
+  CHECK(decide.decide(8, 16, 7680).splits ==
+        2);  // 7680 = 3 x 2560: a slice must hold more than 2560
+  CHECK(decide.decide(8, 16, 7808).splits == 3);
+
+  // The point is exact too.
+  d = decide.decide(5, 48, 8000);
+  CHECK(d.splits == 7);
+  CHECK(d.checked);
+  CHECK_THAT(d.source, Catch::Contains("test point"));
+
+  // Between grid points: m up to the next multiple of 8, k up to the next multiple of 128.
+  d = decide.decide(3, 16, 7696);  // as 8 x 16 x 7808
+  CHECK_FALSE(d.checked);
+  CHECK(d.splits == 3);
+  CHECK_THAT(d.outside, Catch::Contains("predicted"));
+  // Beyond the grid's last k where the column follows the K rule: the K rule goes on.
+  CHECK(decide.decide(8, 16, 20480).splits == 7);
+  // Beyond the grid's m or n: one slice, outside the envelope with the reason.
+  d = decide.decide(100, 16, 8192);
+  CHECK(d.splits == 1);
+  CHECK_FALSE(d.checked);
+  CHECK_THAT(d.outside, Catch::Contains("beyond"));
+
+  // A configuration with no grid of its SM count and workspace: no data, said so.
+  SplitKConfig other = base_config();
+  other.workspace_bytes = 4 << 20;
+  d = SplitKDecider(*model, other).decide(8, 16, 10240);
+  CHECK_FALSE(d.checked);
+  CHECK_THAT(d.outside, Catch::Contains("no split-K data"));
+  // Another output dtype at the same SM count and workspace is predicted from the grid.
+  other = base_config();
+  other.out_dtype = Format::f16;
+  d = SplitKDecider(*model, other).decide(8, 16, 10240);
+  CHECK(d.splits == 3);
+  CHECK_FALSE(d.checked);
+  CHECK_THAT(d.outside, Catch::Contains("the grid of 132 SMs"));
+}
+
+TEST_CASE("a malformed split-K model is refused with the field at fault", "[split-k]") {
+  json m = small_model();
+  m["grids"][0]["runs"] = "not base64!";
+  auto r = parse_split_k_model(m.dump(), "bad model");
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.error().message(), Catch::Contains("grids[0].runs"));
+
+  m = small_model();
+  m["grids"][0]["k"] = {128, 12928, 128};  // one more k than the runs describe
+  r = parse_split_k_model(m.dump(), "bad model");
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.error().message(), Catch::Contains("does not describe column"));
+
+  m = small_model();
+  m["grids"][0]["m"] = {8, 20, 8};  // not whole steps
+  r = parse_split_k_model(m.dump(), "bad model");
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.error().message(), Catch::Contains("grids[0].m"));
+
+  m = small_model();
+  m["format"] = "something else";
+  CHECK_FALSE(parse_split_k_model(m.dump(), "bad model").ok());
+
+  m = small_model();
+  m["points"][0]["configs"][0]["sm_count"] = 0;
+  r = parse_split_k_model(m.dump(), "bad model");
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.error().message(), Catch::Contains("sm_count"));
+}
+
+TEST_CASE("the hopper profile's model gives cuBLASLt's counts on the H200 and at 114 SMs",
+          "[split-k][profile]") {
+  auto hopper = load_profile("hopper");
+  REQUIRE(hopper.ok());
+  REQUIRE(hopper->split_k_model);
+  const SplitKModel& model = *hopper->split_k_model;
+  CHECK(model.reference_sm_count == 132);
+  CHECK_THAT(model.describe_device(114), Catch::Contains("H100 PCIe"));
+  const SplitKDecider h200(model, base_config());
+  // The three split shapes of h200-dev, and shapes off the documented grid (swept densely).
+  CHECK(h200.decide(128, 128, 8192).splits == 3);
+  CHECK(h200.decide(64, 64, 16384).splits == 6);
+  CHECK(h200.decide(16, 64, 32768).splits == 12);
+  const auto off_grid = h200.decide(16, 64, 20480);
+  CHECK(off_grid.checked);
+  CHECK(off_grid.splits == 7);  // ceil(20480 / 2560) - 1
+  SplitKConfig pcie = base_config();
+  pcie.sm_count = 114;
+  const SplitKDecider h100_pcie(model, pcie);
+  // The SM count changes the choice: some shape of the swept region splits differently.
+  bool differs = false;
+  for (int64_t m = 64; m <= 512 && !differs; m += 64)
+    for (int64_t n = 64; n <= 512 && !differs; n += 64)
+      for (int64_t k = 8192; k <= 65536 && !differs; k += 8192) {
+        const auto a = h200.decide(m, n, k), b = h100_pcie.decide(m, n, k);
+        REQUIRE(a.checked);
+        REQUIRE(b.checked);
+        differs = a.splits != b.splits;
+      }
+  CHECK(differs);
+}
