@@ -7,6 +7,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "backend_option.hpp"
 #include "command.hpp"
 #include "data_location.hpp"
 #include "mmaemu/safetensors.hpp"
@@ -26,8 +27,9 @@ struct SelftestOptions {
 std::filesystem::path cache_file() {
   const char* xdg = std::getenv("XDG_CACHE_HOME");
   const char* home = std::getenv("HOME");
-  std::filesystem::path base = xdg && *xdg ? xdg : home && *home ? std::filesystem::path(home) / ".cache"
-                                                                  : std::filesystem::temp_directory_path();
+  std::filesystem::path base = xdg && *xdg     ? xdg
+                               : home && *home ? std::filesystem::path(home) / ".cache"
+                                               : std::filesystem::temp_directory_path();
   return base / "mmaemu" / "selftest.json";
 }
 
@@ -87,11 +89,14 @@ Result<int> run_selftest(const SelftestOptions& o) {
   checks.push_back(check_format_round_trips());
   for (auto& c : check_presets_on_builtin_vectors()) checks.push_back(std::move(c));
   if (!truth) {
-    checks.push_back({"bundled truth", false, "not found: set MMAEMU_DATA_DIR to the folder holding h200-subset"});
+    checks.push_back({"bundled truth", false,
+                      "not found: set MMAEMU_DATA_DIR to the folder holding h200-subset"});
   } else {
     auto replayed = check_truth_set(*truth / "h200-subset", "hopper");
-    if (!replayed) checks.push_back({"bundled truth", false, replayed.error().message()});
-    else for (auto& c : *replayed) checks.push_back(std::move(c));
+    if (!replayed)
+      checks.push_back({"bundled truth", false, replayed.error().message()});
+    else
+      for (auto& c : *replayed) checks.push_back(std::move(c));
   }
   int passed = 0;
   nlohmann::json list = nlohmann::json::array();
@@ -123,25 +128,37 @@ Runner setup_selftest(CLI::App& app) {
   auto o = std::make_shared<SelftestOptions>();
   app.add_flag("--force", o->force, "run the checks even where a cached passing verdict is fresh");
   app.add_flag("--json", o->json, "print the report as JSON to stdout");
-  app.add_flag("--live", o->live, "random calls through cuBLASLt on this GPU against the emulator, bitwise");
-  app.add_option("--calls", o->live_options.calls, "--live: how many random calls")->capture_default_str();
-  app.add_option("--seed", o->live_options.seed, "--live: seed of the random calls")->capture_default_str();
+  app.add_flag("--live", o->live,
+               "random calls through cuBLASLt on this GPU against the emulator, bitwise");
+  app.add_option("--calls", o->live_options.calls, "--live: how many random calls")
+      ->capture_default_str();
+  app.add_option("--seed", o->live_options.seed, "--live: seed of the random calls")
+      ->capture_default_str();
   app.add_option("--workspaces", o->live_options.workspaces,
                  "--live: cuBLASLt workspace sizes in bytes, one drawn per call")
       ->capture_default_str();
   app.add_option("--sm-count", o->live_options.sm_count,
-                 "--live: record with SM_COUNT_TARGET (the heuristic chooses as for this many SMs) and emulate that "
+                 "--live: record with SM_COUNT_TARGET (the heuristic chooses as for this many SMs) "
+                 "and emulate that "
                  "GPU's choice")
       ->check(CLI::Range(0, 4096));
   app.add_option("--split-k-from", o->live_options.split_k_from,
-                 "--live: recording (the count cuBLASLt used) or profile (the profile's own choice: tests the "
+                 "--live: recording (the count cuBLASLt used) or profile (the profile's own "
+                 "choice: tests the "
                  "split-K resolver)")
       ->capture_default_str();
-  app.add_option("--cublaslt", o->live_options.cublaslt, "--live: the libcublasLt to load")->capture_default_str();
-  app.add_option("--profile", o->live_options.profile, "--live: profile (name or JSON file; default: by the GPU)");
+  app.add_option("--cublaslt", o->live_options.cublaslt, "--live: the libcublasLt to load")
+      ->capture_default_str();
+  app.add_option("--profile", o->live_options.profile,
+                 "--live: profile (name or JSON file; default: by the GPU)");
   app.add_option("--keep", o->live_options.keep, "--live: keep the recorded calls in this folder");
-  app.add_option("--log", o->live_options.json_path, "--live: write a per-call log (JSON) to this file");
-  app.add_option("--jobs", o->live_options.jobs, "--live: CPU threads for the emulator (default: all)");
+  app.add_option("--log", o->live_options.json_path,
+                 "--live: write a per-call log (JSON) to this file");
+  app.add_option("--jobs", o->live_options.jobs,
+                 "--live: CPU threads for the emulator (default: all)");
+  app.add_option("--backend", o->live_options.backend,
+                 std::string("--live: the emulator's backend: ") + kBackendHelp)
+      ->capture_default_str();
   return [o] { return run_selftest(*o); };
 }
 

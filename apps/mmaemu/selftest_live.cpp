@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "backend_option.hpp"
 #include "command.hpp"
 #include "mmaemu/device.hpp"
 #include "mmaemu/exact.hpp"
@@ -129,6 +130,9 @@ Result<int> run_live_selftest(const LiveSelftestOptions& o) {
   }
   auto profile = load_profile(profile_name);  // a name the executable carries, or a JSON file
   if (!profile) return profile.error();
+  auto opened = open_backend(o.backend);
+  if (!opened) return opened.error();
+  const Backend backend = *opened;
   const auto parsed = byte_counts(o.workspaces);
   if (!parsed || parsed->empty())
     return Error(Errc::invalid_argument,
@@ -157,7 +161,7 @@ Result<int> run_live_selftest(const LiveSelftestOptions& o) {
   Progress replaying(set->recordings.size());
   for (const auto& r : set->recordings) {
     replaying.step(r.id);
-    auto rep = replay_scaled_mm(*set, r, *profile, Backend::cpu, o.jobs, replay_options);
+    auto rep = replay_scaled_mm(*set, r, *profile, backend, o.jobs, replay_options);
     if (!rep) return rep.error();
     // The profile's own choice, whatever the replay used: does it equal cuBLASLt's?
     auto loaded = load_scaled_mm_call(*set, r);
@@ -215,6 +219,7 @@ Result<int> run_live_selftest(const LiveSelftestOptions& o) {
                         {"workspaces", workspaces},
                         {"sm_count_target", o.sm_count},
                         {"split_k_from", o.split_k_from},
+                        {"backend", o.backend},
                         {"seed", o.seed},
                         {"environment", nlohmann::json::parse(set->environment_json)},
                         {"mmaemu_version", kVersion},

@@ -2,10 +2,17 @@
 # Issue 11: what cuBLASLt's split-K choice depends on, asked of the heuristic on the GPU (nothing
 # runs there but the heuristic). Each part is one `mmaemu sweep` to a .safetensors log (mmaemu-sweep/2):
 #   scripts/device/split-k-learn.sh WORK_DIR PACK_DIR [PARTS]
-# PARTS (comma list, default all): m, n, k (every value of one axis at fixed others: how finely the
-# choice depends on it), bigk (k up to 2^24), configs (random shapes x every configuration torch can
-# ask for), dense (the region where splitting happens, one configuration), sm (SM-count targets).
-# The logs are packed into PACK_DIR/learn.tar.zst, cut into 15 MiB parts.
+# PARTS (comma list, default the first run's: m,n,k,bigk,configs,sm,dense,dense114,dense32):
+#   m, n, k      every value of one axis at fixed others (how finely the choice depends on it)
+#   bigk         k up to 2^24;  configs  3000 random shapes x every configuration torch can make
+#   sm           SM-count targets on the documented grid
+#   dense, dense114, dense32   the region where splitting happens: m = 8b (1 MiB, 132 / 114 SMs; 32 MiB)
+#   unaligned, unaligned114    the same over m = 8b - 4, for the m that are not multiples of 8
+#   wide         n beyond 2048 at small m (1 MiB)
+#   holdout      50,000 random shapes in 192 configurations, never used to build the model
+#   live         selftest --live: 2000 random calls through cuBLASLt, the model's count, bits compared
+#   record       small truth sets of random splitting shapes at 132 and 114 SMs, replayed
+# The logs are packed into PACK_DIR/learn.tar.xz, cut into 15 MiB parts.
 set -u
 W=${1:?usage: split-k-learn.sh WORK_DIR PACK_DIR [PARTS]}
 P=${2:?usage: split-k-learn.sh WORK_DIR PACK_DIR [PARTS]}
@@ -68,10 +75,22 @@ if want unaligned114; then
   sweep dense-unaligned-sm114 --m 4..2044/8 --n 16..2048/16 --k 128..65536/128 "${BASE[@]}" --workspaces 1048576 \
     --sm-counts 114 --max-seconds 110
 fi
-if want holdout; then  # random shapes kept out of every table, to measure a resolver against
-  sweep holdout --random 20000 --seed 2026 --m 1..4096 --n 16..4096/16 --k 16..65536/16 --scale-modes tensorwise \
-    --workspaces 0,1048576,4194304,33554432 --fast-accum off,on --pairs e4m3xe4m3,e4m3xe5m2,e5m2xe4m3 \
-    --out-dtypes bf16,f16,f32,f8_e4m3 --sm-counts 0,114 --max-seconds 60
+if want wide; then
+  sweep dense-wide --m 8..512/8 --n 2064..8192/16 --k 256..65536/256 "${BASE[@]}" --workspaces 1048576 \
+    --max-seconds 150
+fi
+if want holdout; then  # random shapes kept out of every table, to measure the model against
+  sweep holdout --random 50000 --seed ${HOLDOUT_SEED:-2026} --m 1..4096 --n 16..4096/16 --k 16..65536/16 \
+    --scale-modes tensorwise --workspaces 0,1048576,4194304,33554432 --fast-accum off,on \
+    --pairs e4m3xe4m3,e4m3xe5m2,e5m2xe4m3 --out-dtypes bf16,f16,f32,f8_e4m3 --sm-counts 0,114 --max-seconds 150
+  "$M" split-k --logs "$W/holdout.safetensors" --out "$W/holdout-check.json" > "$W/holdout-check.out" 2>&1
+  echo "holdout check: $(tail -n 1 "$W/holdout-check.out")"
+fi
+if want live; then
+  "$M" selftest --live --cublaslt "$LT" --calls ${LIVE_CALLS:-2000} --seed ${LIVE_SEED:-11} --split-k-from profile \
+    --workspaces 0,1048576,4194304,33554432 --backend cuda --log "$W/selftest-live.json" > "$W/selftest-live.out" 2>&1
+  echo "rc=$?" >> "$W/selftest-live.out"
+  echo "live: $(grep 'selftest --live' "$W/selftest-live.out" | tail -n 1)"
 fi
 if want record; then  # small truth sets of random shapes where cuBLASLt splits, at 132 and 114 SMs
   for sm in 132 114; do
