@@ -137,8 +137,10 @@ Result<int> run_bench(const BenchOptions& o) {
       } else {
         const Backend backend = *backend_named(name);
         auto plan = profile->resolve(
-            call, {.known_split_k = native ? std::optional<int>(native->choice.splits()) : std::nullopt,
-                   .workspace_bytes = o.workspace});
+            call,
+            {.known_split_k = native ? std::optional<int>(native->choice.splits()) : std::nullopt,
+             .workspace_bytes = o.workspace,
+             .sm_count = std::nullopt});
         if (!plan) return plan.error();
         row["splits"] = plan->split_k;
         row["split_k_source"] = plan->split_k_source;

@@ -382,7 +382,9 @@ Result<json> replay_sample(const SweepCliOptions& o, const SweepResult& r, const
       progress.step(rec.id);
       auto loaded = load_scaled_mm_call(*set, rec);
       if (!loaded) return loaded.error();
-      auto plan = profile.resolve(loaded->call, {.workspace_bytes = ws});
+      auto plan = profile.resolve(
+          loaded->call,
+          {.known_split_k = std::nullopt, .workspace_bytes = ws, .sm_count = std::nullopt});
       if (!plan) return plan.error();
       auto out = emulate(*plan, loaded->call, Backend::cpu, threads);
       if (!out) return out.error();

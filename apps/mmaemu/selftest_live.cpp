@@ -166,7 +166,8 @@ Result<int> run_live_selftest(const LiveSelftestOptions& o) {
     // The profile's own choice, whatever the replay used: does it equal cuBLASLt's?
     auto loaded = load_scaled_mm_call(*set, r);
     if (!loaded) return loaded.error();
-    auto own = profile->resolve(loaded->call, {.workspace_bytes = recorded_workspace_bytes(*set, r),
+    auto own = profile->resolve(loaded->call, {.known_split_k = std::nullopt,
+                                               .workspace_bytes = recorded_workspace_bytes(*set, r),
                                                .sm_count = heuristic_sm_count(*set, r)});
     if (!own) return own.error();
     const bool agree = r.recorded_split_k && own->split_k == *r.recorded_split_k;
