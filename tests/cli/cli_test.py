@@ -166,6 +166,15 @@ check("replay of a copied set with the oracle", code == 0 and out.strip().endswi
 data[-1] ^= 0x40
 (small / "dev_001.safetensors").write_bytes(data)
 expect_error("replay refuses a tampered file", ["replay", "--truth-dir", small], lambda c: c == 5, "dev_001.safetensors: sha256")
+for field, value, needle in [("sm_count_target", 0, "sm_count_target"), ("workspace_bytes", "1 MiB", "workspace_bytes")]:
+    bad = dict(one, recordings=[dict(one["recordings"][0], **{field: value})])
+    (small / "manifest.json").write_text(json.dumps(bad))
+    expect_error(f"replay refuses a malformed recording {field}", ["replay", "--truth-dir", small], lambda c: c == 4,
+                 f"field '{needle}'")
+bad = dict(one, environment=dict(one["environment"], sm_count_target=-3))
+(small / "manifest.json").write_text(json.dumps(bad))
+expect_error("replay refuses a malformed environment.sm_count_target", ["replay", "--truth-dir", small], lambda c: c == 4,
+             "environment.sm_count_target")
 expect_error("replay --only of an unknown id", ["replay", "--truth-dir", subset, "--only", "nope"], lambda c: c == 7, "--only nope")
 if not has_driver:
     expect_error("replay --backend cuda says why not", ["replay", "--truth-dir", subset, "--backend", "cuda"],
