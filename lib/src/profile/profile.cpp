@@ -17,7 +17,8 @@ Error bad(const std::string& origin, const std::string& what) {
   return Error(Errc::malformed, origin + ": " + what);
 }
 
-Result<std::vector<Format>> formats(const json& j, const std::string& origin, const std::string& field) {
+Result<std::vector<Format>> formats(const json& j, const std::string& origin,
+                                    const std::string& field) {
   std::vector<Format> out;
   if (j.is_null()) return out;
   if (!j.is_array()) return bad(origin, field + " must be an array of dtype names");
@@ -37,31 +38,35 @@ bool listed(const std::vector<Format>& list, Format f) {
   return list.empty() || std::find(list.begin(), list.end(), f) != list.end();
 }
 
-Result<SplitKEntry> split_entry(const json& e, const std::string& origin, const std::string& where) {
+Result<SplitKEntry> split_entry(const json& e, const std::string& origin,
+                                const std::string& where) {
   if (!e.is_object()) return bad(origin, where + " must be an object");
   for (const char* key : {"m", "n", "k", "splits"})
     if (!e.contains(key) || !e[key].is_number_integer() || e[key].get<int64_t>() <= 0)
       return bad(origin, where + "." + key + " must be a positive integer");
   if (e.contains("rowwise") && !e["rowwise"].is_boolean())
     return bad(origin, where + ".rowwise must be a boolean");
-  return SplitKEntry{e["m"].get<int64_t>(), e["n"].get<int64_t>(), e["k"].get<int64_t>(),
+  return SplitKEntry{e["m"].get<int64_t>(),  e["n"].get<int64_t>(),     e["k"].get<int64_t>(),
                      e["splits"].get<int>(), e.value("rowwise", false), text(e, "evidence")};
 }
 
-Result<std::vector<int64_t>> axis(const json& e, const char* key, const std::string& origin, const std::string& where) {
+Result<std::vector<int64_t>> axis(const json& e, const char* key, const std::string& origin,
+                                  const std::string& where) {
   std::vector<int64_t> v;
   if (!e.contains(key) || !e[key].is_array() || e[key].empty())
     return bad(origin, where + "." + key + " must be a non-empty array of positive integers");
   for (const auto& x : e[key]) {
     if (!x.is_number_integer() || x.get<int64_t>() <= 0)
       return bad(origin, where + "." + key + " must be a non-empty array of positive integers");
-    if (!v.empty() && x.get<int64_t>() <= v.back()) return bad(origin, where + "." + key + " must be increasing");
+    if (!v.empty() && x.get<int64_t>() <= v.back())
+      return bad(origin, where + "." + key + " must be increasing");
     v.push_back(x.get<int64_t>());
   }
   return v;
 }
 
-Result<SplitKSweep> sweep_entry(const json& e, const std::string& origin, const std::string& where) {
+Result<SplitKSweep> sweep_entry(const json& e, const std::string& origin,
+                                const std::string& where) {
   if (!e.is_object()) return bad(origin, where + " must be an object");
   SplitKSweep s;
   if (!e.contains("workspace_bytes") || !e["workspace_bytes"].is_number_integer())
@@ -69,12 +74,14 @@ Result<SplitKSweep> sweep_entry(const json& e, const std::string& origin, const 
   s.workspace_bytes = e["workspace_bytes"].get<int64_t>();
   s.rowwise = e.at("rowwise").get<bool>();
   s.use_fast_accum = e.at("use_fast_accum").get<bool>();
-  for (auto [key, field] : {std::pair{"a_dtype", &s.a_dtype}, {"b_dtype", &s.b_dtype}, {"out_dtype", &s.out_dtype}}) {
+  for (auto [key, field] :
+       {std::pair{"a_dtype", &s.a_dtype}, {"b_dtype", &s.b_dtype}, {"out_dtype", &s.out_dtype}}) {
     auto f = format_from_name(e.at(key).get<std::string>());
     if (!f) return bad(origin, where + "." + key + " names an unknown dtype");
     *field = *f;
   }
-  auto m = axis(e, "m", origin, where), n = axis(e, "n", origin, where), k = axis(e, "k", origin, where);
+  auto m = axis(e, "m", origin, where), n = axis(e, "n", origin, where),
+       k = axis(e, "k", origin, where);
   if (!m) return m.error();
   if (!n) return n.error();
   if (!k) return k.error();
@@ -85,12 +92,17 @@ Result<SplitKSweep> sweep_entry(const json& e, const std::string& origin, const 
   // One character per cell: the split count in base 36 ('0' = the heuristic found nothing), the
   // reduction scheme as a digit. Strings keep a table of thousands of cells to one line.
   auto cells_of = [&](const char* key) -> Result<std::vector<int>> {
-    if (!e.contains(key) || !e[key].is_string()) return bad(origin, where + "." + key + " must be a string");
+    if (!e.contains(key) || !e[key].is_string())
+      return bad(origin, where + "." + key + " must be a string");
     std::vector<int> v;
     for (char ch : e[key].get<std::string>()) {
-      if (ch >= '0' && ch <= '9') v.push_back(ch - '0');
-      else if (ch >= 'a' && ch <= 'z') v.push_back(ch - 'a' + 10);
-      else return bad(origin, where + "." + key + " holds '" + std::string(1, ch) + "', not a base-36 digit");
+      if (ch >= '0' && ch <= '9')
+        v.push_back(ch - '0');
+      else if (ch >= 'a' && ch <= 'z')
+        v.push_back(ch - 'a' + 10);
+      else
+        return bad(origin,
+                   where + "." + key + " holds '" + std::string(1, ch) + "', not a base-36 digit");
     }
     return v;
   };
@@ -101,8 +113,8 @@ Result<SplitKSweep> sweep_entry(const json& e, const std::string& origin, const 
   s.splits = *splits;
   s.reduction_schemes = *schemes;
   if (s.splits.size() != cells || s.reduction_schemes.size() != cells)
-    return bad(origin, where + ": splits and reduction_schemes must have m x n x k = " + std::to_string(cells) +
-                           " entries");
+    return bad(origin, where + ": splits and reduction_schemes must have m x n x k = " +
+                           std::to_string(cells) + " entries");
   s.evidence = text(e, "evidence");
   return s;
 }
@@ -126,7 +138,8 @@ std::optional<int> SplitKSweep::lookup(int64_t mm, int64_t nn, int64_t kk, int* 
 static Result<Profile> parse_profile_fields(std::string_view json_text, const std::string& origin) {
   json j = json::parse(json_text.begin(), json_text.end(), nullptr, false);
   if (j.is_discarded() || !j.is_object()) return bad(origin, "not a JSON object");
-  if (text(j, "schema") != "mmaemu-profile/1") return bad(origin, "schema must be \"mmaemu-profile/1\"");
+  if (text(j, "schema") != "mmaemu-profile/1")
+    return bad(origin, "schema must be \"mmaemu-profile/1\"");
   Profile p;
   p.name = text(j, "name");
   if (p.name.empty()) return bad(origin, "name is missing");
@@ -163,7 +176,8 @@ static Result<Profile> parse_profile_fields(std::string_view json_text, const st
     if (r.contains("rowwise")) rule.rowwise = r["rowwise"].get<bool>();
     rule.preset = text(r, "preset");
     rule.algorithm = text(r, "algorithm");
-    if (!find_preset(rule.preset)) return bad(origin, where + ".preset names no preset: '" + rule.preset + "'");
+    if (!find_preset(rule.preset))
+      return bad(origin, where + ".preset names no preset: '" + rule.preset + "'");
     if (!find_algorithm(rule.algorithm))
       return bad(origin, where + ".algorithm names no algorithm: '" + rule.algorithm + "'");
     p.rules.push_back(rule);
@@ -174,7 +188,8 @@ static Result<Profile> parse_profile_fields(std::string_view json_text, const st
     for (const char* list : {"table", "unsplit_shapes"}) {
       if (!s.contains(list)) continue;
       for (size_t i = 0; i < s[list].size(); ++i) {
-        auto e = split_entry(s[list][i], origin, std::string("split_k.") + list + "[" + std::to_string(i) + "]");
+        auto e = split_entry(s[list][i], origin,
+                             std::string("split_k.") + list + "[" + std::to_string(i) + "]");
         if (!e) return e.error();
         (std::string(list) == "table" ? p.split_k_table : p.unsplit_shapes).push_back(*e);
       }
@@ -203,37 +218,32 @@ static Result<Profile> parse_profile_fields(std::string_view json_text, const st
 namespace {
 
 // The split-K model a profile names: `folder`/<name>.json where the profile came from a folder
-// and that file exists, else the one the executable carries. Each is parsed once and shared.
-Result<std::shared_ptr<const SplitKModel>> split_k_model_named(const std::string& name,
-                                                               const std::filesystem::path& folder) {
-  static std::mutex mutex;
-  static std::map<std::string, std::shared_ptr<const SplitKModel>> parsed;
-  std::string origin, text;
-  const std::filesystem::path beside = folder.empty() ? std::filesystem::path() : folder / (name + ".json");
+// and that file exists (read each time), else the one the executable carries (parsed once, shared).
+Result<std::shared_ptr<const SplitKModel>> split_k_model_named(
+    const std::string& name, const std::filesystem::path& folder) {
+  const std::filesystem::path beside =
+      folder.empty() ? std::filesystem::path() : folder / (name + ".json");
   if (!beside.empty() && std::filesystem::exists(beside)) {
     auto bytes = read_file_bytes(beside);
     if (!bytes) return bytes.error();
-    origin = beside.string();
-    text.assign(bytes->begin(), bytes->end());
-  } else {
-    const auto& carried = embedded_split_k_models();
-    const auto it = std::find_if(carried.begin(), carried.end(), [&](const EmbeddedText& t) { return t.name == name; });
-    if (it == carried.end()) return Error(Errc::not_found, "no split-K model named '" + name + "'");
-    origin = "split-K model " + name;
+    auto model = parse_split_k_model(
+        std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()),
+        beside.string());
+    if (!model) return model.error();
+    return std::make_shared<const SplitKModel>(std::move(model).value());
   }
+  const auto& carried = embedded_split_k_models();
+  const auto it = std::find_if(carried.begin(), carried.end(),
+                               [&](const EmbeddedText& t) { return t.name == name; });
+  if (it == carried.end()) return Error(Errc::not_found, "no split-K model named '" + name + "'");
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const SplitKModel>> parsed;
   std::lock_guard lock(mutex);
-  if (auto it = parsed.find(origin); it != parsed.end()) return it->second;
-  if (text.empty()) {
-    const auto& carried = embedded_split_k_models();
-    text = std::string(std::find_if(carried.begin(), carried.end(), [&](const EmbeddedText& t) {
-                         return t.name == name;
-                       })->text);
-  }
-  auto model = parse_split_k_model(text, origin);
+  if (auto found = parsed.find(name); found != parsed.end()) return found->second;
+  auto model = parse_split_k_model(it->text, "split-K model " + name);
   if (!model) return model.error();
-  auto shared = std::make_shared<const SplitKModel>(std::move(model).value());
-  parsed.emplace(origin, shared);
-  return shared;
+  return parsed.emplace(name, std::make_shared<const SplitKModel>(std::move(model).value()))
+      .first->second;
 }
 
 Result<Profile> parse_profile_in(std::string_view json_text, const std::string& origin,
@@ -247,7 +257,8 @@ Result<Profile> parse_profile_in(std::string_view json_text, const std::string& 
   }();
   if (!p || p->split_k_model_name.empty()) return p;
   auto model = split_k_model_named(p->split_k_model_name, folder);
-  if (!model) return Error(model.error().code(), origin + ": split_k.model: " + model.error().message());
+  if (!model)
+    return Error(model.error().code(), origin + ": split_k.model: " + model.error().message());
   p->split_k_model = *model;
   return p;
 }
@@ -273,11 +284,12 @@ Result<Plan> Profile::resolve(const ScaledMmCall& call, const ResolveOptions& op
     }
   }
   if (!rule)
-    return Error(Errc::unsupported,
-                 "profile " + name + " has no rule for " + std::string(describe(call.a_dtype).name) +
-                     " x " + std::string(describe(call.b_dtype).name) + " -> " +
-                     std::string(describe(call.out_dtype).name) +
-                     (call.use_fast_accum ? " with" : " without") + " fast accumulation");
+    return Error(Errc::unsupported, "profile " + name + " has no rule for " +
+                                        std::string(describe(call.a_dtype).name) + " x " +
+                                        std::string(describe(call.b_dtype).name) + " -> " +
+                                        std::string(describe(call.out_dtype).name) +
+                                        (call.use_fast_accum ? " with" : " without") +
+                                        " fast accumulation");
   Plan plan;
   plan.profile = name;
   plan.preset = find_preset(rule->preset);
@@ -286,7 +298,8 @@ Result<Plan> Profile::resolve(const ScaledMmCall& call, const ResolveOptions& op
   const int64_t ws = workspace.value_or(workspace_bytes.value_or(0));
   const std::string shape = std::to_string(call.m) + "x" + std::to_string(n) + "x" +
                             std::to_string(call.k) + (rowwise ? " (rowwise)" : " (tensorwise)");
-  const int sm_count = options.sm_count.value_or(split_k_model ? split_k_model->reference_sm_count : 0);
+  const int sm_count =
+      options.sm_count.value_or(split_k_model ? split_k_model->reference_sm_count : 0);
   if (split_k_model) plan.heuristic_device = split_k_model->describe_device(sm_count);
   // The hand-made table: shapes fitted to the h200-dev recordings at torch's default workspace.
   auto same_shape = [&](const SplitKEntry& e) {
@@ -294,8 +307,9 @@ Result<Plan> Profile::resolve(const ScaledMmCall& call, const ResolveOptions& op
   };
   // A profile with a split-K model takes every count from it (it knows the configuration); the
   // table applies to a profile without one.
-  const auto listed_split = split_k_model ? split_k_table.end()
-                                          : std::find_if(split_k_table.begin(), split_k_table.end(), same_shape);
+  const auto listed_split =
+      split_k_model ? split_k_table.end()
+                    : std::find_if(split_k_table.begin(), split_k_table.end(), same_shape);
   if (known_split_k) {
     plan.split_k = *known_split_k;
     plan.split_k_source = "given with the call (the library's CUBLASLT_ALGO_CONFIG_SPLITK_NUM)";
@@ -314,19 +328,21 @@ Result<Plan> Profile::resolve(const ScaledMmCall& call, const ResolveOptions& op
     if (call.bias) config.bias_dtype = call.bias->format;
     const SplitKDecision d = decide_split_k(*split_k_model, config, call.m, n, call.k);
     plan.split_k = d.splits;
-    plan.split_k_source = "split-K model " + split_k_model_name + " (" + plan.heuristic_device + "): " +
-                          (d.checked ? d.source : d.outside);
+    plan.split_k_source = "split-K model " + split_k_model_name + " (" + plan.heuristic_device +
+                          "): " + (d.checked ? d.source : d.outside);
     if (!d.checked) {
       plan.envelope.inside = false;
-      plan.envelope.reason = "the split count for shape " + shape + " is predicted, not swept: " + d.outside;
+      plan.envelope.reason =
+          "the split count for shape " + shape + " is predicted, not swept: " + d.outside;
     }
   } else {
     std::optional<int> swept;
     int scheme = 0;
     std::string swept_evidence;
     for (const auto& t : split_k_sweeps) {
-      if (t.workspace_bytes != ws || t.rowwise != rowwise || t.use_fast_accum != call.use_fast_accum ||
-          t.a_dtype != call.a_dtype || t.b_dtype != call.b_dtype || t.out_dtype != call.out_dtype || call.bias)
+      if (t.workspace_bytes != ws || t.rowwise != rowwise ||
+          t.use_fast_accum != call.use_fast_accum || t.a_dtype != call.a_dtype ||
+          t.b_dtype != call.b_dtype || t.out_dtype != call.out_dtype || call.bias)
         continue;
       if ((swept = t.lookup(call.m, n, call.k, &scheme))) {
         swept_evidence = t.evidence;
@@ -338,12 +354,13 @@ Result<Plan> Profile::resolve(const ScaledMmCall& call, const ResolveOptions& op
       plan.split_k = *swept;
       plan.split_k_source = "split_k.sweeps of profile " + name + " at " + std::to_string(ws) +
                             " bytes of workspace: " + swept_evidence;
-      // FP8 split-K partials are summed in FP32 in the workspace (reduction scheme 2, COMPUTE_TYPE);
-      // another scheme is not modelled.
+      // FP8 split-K partials are summed in FP32 in the workspace (reduction scheme 2,
+      // COMPUTE_TYPE); another scheme is not modelled.
       if (*swept > 1 && scheme != 2) {
         plan.envelope.inside = false;
-        plan.envelope.reason = "the heuristic chose reduction scheme " + std::to_string(scheme) + " for shape " +
-                               shape + "; only scheme 2 (FP32 partials) is modelled";
+        plan.envelope.reason = "the heuristic chose reduction scheme " + std::to_string(scheme) +
+                               " for shape " + shape +
+                               "; only scheme 2 (FP32 partials) is modelled";
       }
     } else {
       plan.split_k = 1;
@@ -351,8 +368,9 @@ Result<Plan> Profile::resolve(const ScaledMmCall& call, const ResolveOptions& op
                                     : "assumed: shape not covered by profile " + name;
       if (!unsplit) {
         plan.envelope.inside = false;
-        plan.envelope.reason = "shape " + shape + " (m x n x k) is outside the split-K table of profile " +
-                               name + "; one slice assumed";
+        plan.envelope.reason = "shape " + shape +
+                               " (m x n x k) is outside the split-K table of profile " + name +
+                               "; one slice assumed";
       }
     }
   }
@@ -372,16 +390,20 @@ std::vector<std::string> builtin_profile_names() {
 
 Result<Profile> load_profile(const std::string& name_or_path) {
   for (const auto& t : embedded_profiles())
-    if (t.name == name_or_path) return parse_profile_in(t.text, "profile " + std::string(t.name), {});
-  if (name_or_path.find('/') == std::string::npos && name_or_path.find(".json") == std::string::npos) {
+    if (t.name == name_or_path)
+      return parse_profile_in(t.text, "profile " + std::string(t.name), {});
+  if (name_or_path.find('/') == std::string::npos &&
+      name_or_path.find(".json") == std::string::npos) {
     std::string known;
-    for (const auto& t : embedded_profiles()) known += (known.empty() ? "" : ", ") + std::string(t.name);
+    for (const auto& t : embedded_profiles())
+      known += (known.empty() ? "" : ", ") + std::string(t.name);
     return Error(Errc::not_found, "no profile named '" + name_or_path + "' (known: " + known + ")");
   }
   auto bytes = read_file_bytes(name_or_path);
   if (!bytes) return bytes.error();
-  return parse_profile_in(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()),
-                          name_or_path, std::filesystem::path(name_or_path).parent_path());
+  return parse_profile_in(
+      std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), name_or_path,
+      std::filesystem::path(name_or_path).parent_path());
 }
 
 }  // namespace mmaemu
