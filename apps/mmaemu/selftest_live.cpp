@@ -163,13 +163,17 @@ Result<int> run_live_selftest(const LiveSelftestOptions& o) {
     replaying.step(r.id);
     auto rep = replay_scaled_mm(*set, r, *profile, backend, o.jobs, replay_options);
     if (!rep) return rep.error();
-    // The profile's own choice, whatever the replay used: does it equal cuBLASLt's?
-    auto loaded = load_scaled_mm_call(*set, r);
-    if (!loaded) return loaded.error();
-    auto own = profile->resolve(loaded->call, {.known_split_k = std::nullopt,
-                                               .workspace_bytes = recorded_workspace_bytes(*set, r),
-                                               .sm_count = heuristic_sm_count(*set, r)});
-    if (!own) return own.error();
+    // The profile's own choice, whatever the replay used: does it equal cuBLASLt's? With
+    // --split-k-from profile the replay's plan is that choice; else the call is resolved again.
+    Result<Plan> own = rep->plan;
+    if (replay_options.split_k_from == SplitKFrom::recording) {
+      auto loaded = load_scaled_mm_call(*set, r);
+      if (!loaded) return loaded.error();
+      own = profile->resolve(loaded->call, {.known_split_k = std::nullopt,
+                                            .workspace_bytes = recorded_workspace_bytes(*set, r),
+                                            .sm_count = heuristic_sm_count(*set, r)});
+      if (!own) return own.error();
+    }
     const bool agree = r.recorded_split_k && own->split_k == *r.recorded_split_k;
     const bool ok = rep->comparison.bit_exact();
     exact += ok;
