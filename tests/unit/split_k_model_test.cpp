@@ -36,16 +36,16 @@ json config(int sm, int64_t ws) {
           {"out_dtype", "bf16"},     {"bias_dtype", nullptr}};
 }
 
-// A model with one grid over m = 8, 16; n = 16, 32; k = 128 .. 12800 step 128 (100 points), whose
-// every column splits as min(ceil(k / 2560) - 1, cap) with cap 4 in column (16, 32), and one point.
-json small_model() {
+// Runs along k = 128 .. 12800 step 128 (100 points) for `columns` columns, column c splitting as
+// min(ceil(k / 2560) - 1, cap(c)).
+template <class Cap>
+std::string k_runs(int columns, Cap cap) {
   std::vector<uint8_t> runs;
-  for (int column = 0; column < 4; ++column) {
-    const int cap = column == 3 ? 4 : 99;
+  for (int column = 0; column < columns; ++column) {
     int last = -1, length = 0;
     for (int l = 0; l < 100; ++l) {
       const int k = 128 * (l + 1);
-      const int s = std::max(1, std::min((k + 2559) / 2560 - 1, cap));
+      const int s = std::max(1, std::min((k + 2559) / 2560 - 1, cap(column)));
       if (s != last && length) {
         varint(runs, static_cast<uint64_t>(length));
         varint(runs, static_cast<uint64_t>(last));
@@ -57,6 +57,13 @@ json small_model() {
     varint(runs, static_cast<uint64_t>(length));
     varint(runs, static_cast<uint64_t>(last));
   }
+  return base64(runs);
+}
+
+// A model with one grid over m = 8, 16; n = 16, 32; k = 128 .. 12800 step 128, whose every column
+// splits as min(ceil(k / 2560) - 1, cap) with cap 4 in column (16, 32); a second grid over every
+// m from 17 to 24 at n = 16, capped at 2; and one point.
+json small_model() {
   std::vector<uint8_t> shapes, splits;
   for (uint64_t v : {5, 48 / 16, 8000 / 16}) varint(shapes, v);  // 5 x 48 x 8000
   varint(splits, 1);
@@ -72,8 +79,14 @@ json small_model() {
              {"m", {8, 16, 8}},
              {"n", {16, 32, 16}},
              {"k", {128, 12800, 128}},
-             {"runs", base64(runs)},
-             {"evidence", "test grid"}}}},
+             {"runs", k_runs(4, [](int column) { return column == 3 ? 4 : 99; })},
+             {"evidence", "test grid"}},
+            {{"config", config(132, 1 << 20)},
+             {"m", {17, 24, 1}},
+             {"n", {16, 16, 16}},
+             {"k", {128, 12800, 128}},
+             {"runs", k_runs(8, [](int) { return 2; })},
+             {"evidence", "every m"}}}},
           {"points",
            {{{"configs", {config(132, 1 << 20)}},
              {"shapes", base64(shapes)},
@@ -139,7 +152,29 @@ TEST_CASE("a split-K model decides by rules, swept cells and predictions", "[spl
   CHECK_FALSE(d.checked);
   CHECK_THAT(d.outside, Catch::Contains("beyond"));
 
-  // A configuration with no grid of its SM count and workspace: no data, said so.
+  // A grid over every m answers its own m and predicts between its k; it is not stretched over
+  // the m below it.
+  d = decide.decide(20, 16, 12800);
+  CHECK(d.checked);
+  CHECK(d.splits == 2);
+  d = decide.decide(19, 16, 12700);
+  CHECK_FALSE(d.checked);
+  CHECK(d.splits == 2);
+  CHECK_THAT(d.outside, Catch::Contains("m = 19, n = 16, k = 12800"));
+  d = decide.decide(25, 16, 10240);
+  CHECK(d.splits == 1);
+  CHECK_THAT(d.outside, Catch::Contains("beyond every grid"));
+
+  // Another SM count with no grid of its own: predicted from the nearest configuration's grid
+  // (the same workspace), said so.
+  SplitKConfig sm114 = base_config();
+  sm114.sm_count = 114;
+  d = SplitKDecider(*model, sm114).decide(3, 16, 7696);
+  CHECK_FALSE(d.checked);
+  CHECK(d.splits == 3);
+  CHECK_THAT(d.outside, Catch::Contains("a grid of 132 SMs"));
+
+  // A configuration with no grid of its workspace: no data, said so.
   SplitKConfig other = base_config();
   other.workspace_bytes = 4 << 20;
   d = SplitKDecider(*model, other).decide(8, 16, 10240);
@@ -151,7 +186,7 @@ TEST_CASE("a split-K model decides by rules, swept cells and predictions", "[spl
   d = SplitKDecider(*model, other).decide(8, 16, 10240);
   CHECK(d.splits == 3);
   CHECK_FALSE(d.checked);
-  CHECK_THAT(d.outside, Catch::Contains("the grid of 132 SMs"));
+  CHECK_THAT(d.outside, Catch::Contains("a grid of 132 SMs"));
 }
 
 TEST_CASE("a malformed split-K model is refused with the field at fault", "[split-k]") {

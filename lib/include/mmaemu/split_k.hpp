@@ -115,11 +115,14 @@ class SplitKDecider {
   const SplitKModel& model_;
   SplitKConfig config_;
   std::vector<std::pair<const SplitKPoints*, size_t>>
-      points_;                             // point sets holding this configuration
-  std::vector<const SplitKGrid*> exact_;   // grids of this configuration
-  const SplitKGrid* aligned_ = nullptr;    // the nearest configuration's grid over m = 8b
-  const SplitKGrid* unaligned_ = nullptr;  // ... and over m = 8b - 4
-  bool same_config_ = false;
+      points_;                            // point sets holding this configuration
+  std::vector<const SplitKGrid*> exact_;  // grids of this configuration
+  // Lattice grids a prediction may come from, nearest configuration first (then model order).
+  struct Basis {
+    const SplitKGrid* grid;
+    int distance;  // 0: this configuration
+  };
+  std::vector<Basis> bases_;
 };
 
 // The count cuBLASLt's heuristic chooses for torch's m x n x k under `config`.

@@ -211,21 +211,31 @@ Result<SplitKPoints> points_from(const json& j, const std::string& origin,
   return p;
 }
 
-bool aligned_lattice(const Axis& m) {
-  return m.lattice() && m.from % 8 == 0 && m.step % 8 == 0;
-}
 bool lattice_grid(const SplitKGrid& g) {
   return g.m.lattice() && g.n.lattice() && g.k.lattice();
 }
 
 // How near another swept configuration is to the call's, for a prediction from its grid: the
-// SM count and the workspace must be the same; then fast accumulation, the output, the operand
-// pair and the bias, in that order.
+// workspace and the scale mode must be the same; then the SM count, fast accumulation, the
+// output, the operand pair and the bias, in that order.
 int distance(const SplitKConfig& a, const SplitKConfig& b) {
-  if (a.sm_count != b.sm_count || a.workspace_bytes != b.workspace_bytes || a.rowwise != b.rowwise)
-    return -1;
-  return (a.use_fast_accum != b.use_fast_accum) * 8 + (a.out_dtype != b.out_dtype) * 4 +
-         (a.a_dtype != b.a_dtype || a.b_dtype != b.b_dtype) * 2 + (a.bias_dtype != b.bias_dtype);
+  if (a.workspace_bytes != b.workspace_bytes || a.rowwise != b.rowwise) return -1;
+  return (a.sm_count != b.sm_count) * 16 + (a.use_fast_accum != b.use_fast_accum) * 8 +
+         (a.out_dtype != b.out_dtype) * 4 + (a.a_dtype != b.a_dtype || a.b_dtype != b.b_dtype) * 2 +
+         (a.bias_dtype != b.bias_dtype);
+}
+
+// The m a grid's lattice represents m by: itself on a lattice of every m; on a lattice of step 8,
+// the multiple of 8 at or above it (grids over m = 8b), or 8b - 4 for the m that are not multiples
+// of 8 (grids over m = 8b - 4: in m-every the seven m below a multiple of 8 choose alike, and
+// often unlike the multiple itself). `mismatch` says the lattice is of the other kind.
+int64_t representative_m(const Axis& axis, int64_t m, bool& mismatch) {
+  mismatch = false;
+  if (axis.step == 1) return m;
+  const bool grid_aligned = axis.from % 8 == 0;
+  const bool m_aligned = m % 8 == 0;
+  mismatch = grid_aligned != m_aligned;
+  return grid_aligned ? 8 * ceil_div(m, 8) : 8 * ceil_div(m, 8) - 4;
 }
 
 }  // namespace
@@ -291,23 +301,13 @@ SplitKDecider::SplitKDecider(const SplitKModel& model, const SplitKConfig& confi
   for (const auto& p : model.points)
     for (size_t i = 0; i < p.configs.size(); ++i)
       if (p.configs[i] == config_) points_.emplace_back(&p, i);
-  int best = -1;
   for (const auto& g : model.grids) {
     if (g.config == config_) exact_.push_back(&g);
     if (!lattice_grid(g)) continue;  // grids over listed values answer their own cells only
-    const int dist = distance(config_, g.config);
-    if (dist >= 0 && (best < 0 || dist < best)) best = dist;
+    if (const int dist = distance(config_, g.config); dist >= 0) bases_.push_back({&g, dist});
   }
-  same_config_ = best == 0;
-  if (best < 0) return;
-  for (const auto& g : model.grids) {
-    if (!lattice_grid(g) || distance(config_, g.config) != best) continue;
-    if (aligned_lattice(g.m)) {
-      if (!aligned_) aligned_ = &g;
-    } else if (!unaligned_) {
-      unaligned_ = &g;
-    }
-  }
+  std::stable_sort(bases_.begin(), bases_.end(),
+                   [](const Basis& a, const Basis& b) { return a.distance < b.distance; });
 }
 
 SplitKDecision SplitKDecider::decide(int64_t m, int64_t n, int64_t k) const {
@@ -356,28 +356,44 @@ SplitKDecision SplitKDecider::decide(int64_t m, int64_t n, int64_t k) const {
       return d;
     }
   }
-  // A prediction from the nearest swept configuration's grids: m as its lattice represents it
-  // (a multiple of 8 by the grid over m = 8b, other m by the grid over m = 8b - 4 where there is
-  // one), k rounded up to a multiple of 128 (which keeps the K rule's count), the workspace rule
-  // applied.
-  if (!aligned_ && !unaligned_) {
+  // A prediction from the nearest swept configuration's grid that reaches the shape: m as the
+  // grid's lattice represents it (a grid of the same kind of m first), n and k up to the grid's
+  // next point (k to a multiple of 128 at least, which keeps the K rule's count), the workspace
+  // rule applied.
+  if (bases_.empty()) {
     d.outside = fmt::format("no split-K data for {}; one slice assumed", describe(c));
     return d;
   }
-  // m and n off the grid's lattice go up to its next point (a coarser lattice than 8 and 16).
-  const bool use_aligned = aligned_ && (m % 8 == 0 || !unaligned_);
-  const SplitKGrid* g = use_aligned ? aligned_ : unaligned_;
-  const auto i = g->m.index_at_or_above(use_aligned ? 8 * ceil_div(m, 8) : 8 * ceil_div(m, 8) - 4);
-  const auto j = g->n.index_at_or_above(n);
-  const int64_t rep_m = i ? g->m.value(*i) : m;
-  const int64_t rep_k = 128 * ceil_div(k, 128);
-  const std::string basis =
-      same_config_ ? "the grid of this configuration" : "the grid of " + describe(g->config);
-  if (!i || !j) {
-    d.outside = fmt::format("m = {}, n = {} lie beyond {} (m {}..{}, n {}..{}); one slice assumed",
-                            m, n, basis, g->m.from, g->m.to, g->n.from, g->n.to);
+  // The nearest configuration first; between grids of one configuration, one of the call's kind
+  // of m.
+  const Basis* chosen = nullptr;
+  std::optional<size_t> i, j;
+  int64_t rep_m = m;
+  int best_key = 0;
+  for (const Basis& b : bases_) {
+    bool mismatch = false;
+    const int64_t r = representative_m(b.grid->m, m, mismatch);
+    const int key = 2 * b.distance + mismatch;
+    if (chosen && key >= best_key) continue;
+    const auto gi = b.grid->m.index_at_or_above(r), gj = b.grid->n.index_at_or_above(n);
+    // Up to the next point of the lattice, never across a gap wider than its step.
+    if (!gi || !gj || b.grid->m.value(*gi) - r >= b.grid->m.step ||
+        b.grid->n.value(*gj) - n >= b.grid->n.step)
+      continue;
+    chosen = &b, best_key = key, i = gi, j = gj, rep_m = b.grid->m.value(*gi);
+  }
+  if (!chosen) {
+    const SplitKGrid& g = *bases_.front().grid;
+    d.outside = fmt::format(
+        "m = {}, n = {} lie beyond every grid of a configuration near this one (the nearest: m "
+        "{}..{}, n {}..{}); one slice assumed",
+        m, n, g.m.from, g.m.to, g.n.from, g.n.to);
     return d;
   }
+  const SplitKGrid* g = chosen->grid;
+  const int64_t rep_k = 128 * ceil_div(k, 128);
+  const std::string basis =
+      chosen->distance == 0 ? "a grid of this configuration" : "a grid of " + describe(g->config);
   int s = 0;
   if (auto l = g->k.index_at_or_above(std::min(rep_k, g->k.to))) {
     s = g->at(*i, *j, *l);
@@ -390,7 +406,8 @@ SplitKDecision SplitKDecider::decide(int64_t m, int64_t n, int64_t k) const {
   d.splits = std::max(s, 1);
   d.outside =
       fmt::format("predicted from {} at m = {}, n = {}, k = {}{}", basis, rep_m, g->n.value(*j),
-                  std::min(rep_k, g->k.to), rep_k > g->k.to ? " (K beyond the grid)" : "");
+                  g->k.value(*g->k.index_at_or_above(std::min(rep_k, g->k.to))),
+                  rep_k > g->k.to ? " (K beyond the grid)" : "");
   return d;
 }
 
