@@ -8,7 +8,9 @@
 #   sm           SM-count targets on the documented grid
 #   dense, dense114, dense32   the region where splitting happens: m = 8b (1 MiB, 132 / 114 SMs; 32 MiB)
 #   unaligned, unaligned114    the same over m = 8b - 4, for the m that are not multiples of 8
-#   wide         n beyond 2048 at small m (1 MiB)
+#   dense32x114, dense4         32 MiB at an SM-count target of 114; 4 MiB at 132 SMs
+#   wide         n beyond 2048 at small m (1 and 4 MiB)
+#   tall         m beyond 2048 at the n where 1 MiB can still hold two slices (n <= 64)
 #   holdout      50,000 random shapes in 192 configurations, never used to build the model
 #   live         selftest --live: 2000 random calls through cuBLASLt, the model's count, bits compared
 #   record       small truth sets of random splitting shapes at 132 and 114 SMs, replayed
@@ -75,9 +77,21 @@ if want unaligned114; then
   sweep dense-unaligned-sm114 --m 4..2044/8 --n 16..2048/16 --k 128..65536/128 "${BASE[@]}" --workspaces 1048576 \
     --sm-counts 114 --max-seconds 110
 fi
+if want dense32x114; then
+  sweep dense-ws32-sm114 --m 16..4096/16 --n 32..4096/32 --k 128..65536/128 "${BASE[@]}" --workspaces 33554432 \
+    --sm-counts 114 --max-seconds 170
+fi
+if want dense4; then
+  sweep dense-ws4 --m 8..2048/8 --n 16..2048/16 --k 128..65536/128 "${BASE[@]}" --workspaces 4194304 \
+    --max-seconds 180
+fi
 if want wide; then
-  sweep dense-wide --m 8..512/8 --n 2064..8192/16 --k 256..65536/256 "${BASE[@]}" --workspaces 1048576 \
-    --max-seconds 150
+  sweep dense-wide --m 8..512/8 --n 2064..8192/16 --k 256..65536/256 "${BASE[@]}" --workspaces 1048576,4194304 \
+    --max-seconds 180
+fi
+if want tall; then
+  sweep dense-tall --m 2049..4096 --n 16,32,48,64 --k 128..65536/128 "${BASE[@]}" --workspaces 1048576 \
+    --max-seconds 80
 fi
 if want holdout; then  # random shapes kept out of every table, to measure the model against
   sweep holdout --random 50000 --seed ${HOLDOUT_SEED:-2026} --m 1..4096 --n 16..4096/16 --k 16..65536/16 \
@@ -87,7 +101,9 @@ if want holdout; then  # random shapes kept out of every table, to measure the m
   echo "holdout check: $(tail -n 1 "$W/holdout-check.out")"
 fi
 if want live; then
-  "$M" selftest --live --cublaslt "$LT" --calls ${LIVE_CALLS:-2000} --seed ${LIVE_SEED:-11} --split-k-from profile \
+  # Bounded: 2000 calls did not finish in the 340 s a call had left (2026-12-03), so ask fewer
+  # and stop it in time for the logs to be packed.
+  timeout ${LIVE_SECONDS:-200} "$M" selftest --live --cublaslt "$LT" --calls ${LIVE_CALLS:-300} --seed ${LIVE_SEED:-11} --split-k-from profile \
     --workspaces 0,1048576,4194304,33554432 --backend cuda --log "$W/selftest-live.json" > "$W/selftest-live.out" 2>&1
   echo "rc=$?" >> "$W/selftest-live.out"
   echo "live: $(grep 'selftest --live' "$W/selftest-live.out" | tail -n 1)"

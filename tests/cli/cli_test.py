@@ -225,14 +225,14 @@ check("conform --backend cpu: the fast path equals the oracle on every FP8 prese
                         for p in ("hopper_fp8_wgmma_k32", "ada_fp8_mma_k32", "blackwell_fp8_mma_k32")), out + err)
 
 # split-K: the profile's model, by shape and SM count; replays that take every count from it
-code, out, err = run("split-k", "--shapes", "16x64x20480,4096x4096x4096,100x16x20480", "--json")
+code, out, err = run("split-k", "--shapes", "16x64x20480,4096x4096x4096,101x16x20480", "--json")
 try:
     ask = json.loads(out)
     rows = {(r["m"], r["n"], r["k"]): r for r in ask["shapes"]}
     check("split-k answers swept shapes, rules and predictions with their basis",
           code == 0 and rows[(16, 64, 20480)]["splits"] == 7 and rows[(16, 64, 20480)]["inside_envelope"]
           and rows[(4096, 4096, 4096)]["splits"] == 1 and "rule" in rows[(4096, 4096, 4096)]["basis"]
-          and not rows[(100, 16, 20480)]["inside_envelope"] and "predicted" in rows[(100, 16, 20480)]["basis"]
+          and not rows[(101, 16, 20480)]["inside_envelope"] and "predicted" in rows[(101, 16, 20480)]["basis"]
           and "132 SMs" in ask["device"], out + err)
 except (json.JSONDecodeError, KeyError) as e:
     check("split-k --json", False, f"{e}: {out} {err}")

@@ -9,19 +9,30 @@ using namespace mmaemu;
 
 TEST_CASE("GPU product names map to their family's architecture", "[profile][gpu]") {
   const std::pair<const char*, const char*> names[] = {
-      {"NVIDIA H200", "hopper"},          {"NVIDIA H100 80GB HBM3", "hopper"},
-      {"H100 PCIe", "hopper"},            {"NVIDIA GH200 480GB", "hopper"},
-      {"NVIDIA H800", "hopper"},          {"NVIDIA A100-SXM4-80GB", "ampere"},
-      {"NVIDIA A30", "ampere"},           {"NVIDIA A10", "ampere"},
-      {"NVIDIA A10G", "ampere"},          {"NVIDIA A2", "ampere"},
-      {"NVIDIA A40", "ampere"},           {"NVIDIA GeForce RTX 3090", "ampere"},
-      {"NVIDIA GeForce RTX 4090", "ada"}, {"NVIDIA L4", "ada"},
-      {"NVIDIA L40", "ada"},              {"NVIDIA L40S", "ada"},
+      {"NVIDIA H200", "hopper"},
+      {"NVIDIA H100 80GB HBM3", "hopper"},
+      {"H100 PCIe", "hopper"},
+      {"NVIDIA GH200 480GB", "hopper"},
+      {"NVIDIA H800", "hopper"},
+      {"NVIDIA A100-SXM4-80GB", "ampere"},
+      {"NVIDIA A30", "ampere"},
+      {"NVIDIA A10", "ampere"},
+      {"NVIDIA A10G", "ampere"},
+      {"NVIDIA A2", "ampere"},
+      {"NVIDIA A40", "ampere"},
+      {"NVIDIA GeForce RTX 3090", "ampere"},
+      {"NVIDIA GeForce RTX 4090", "ada"},
+      {"NVIDIA L4", "ada"},
+      {"NVIDIA L40", "ada"},
+      {"NVIDIA L40S", "ada"},
       {"NVIDIA RTX 1000 Ada Generation Laptop GPU", "ada"},
       {"NVIDIA RTX 6000 Ada Generation", "ada"},
-      {"Ada", "ada"},                     {"NVIDIA B200", "blackwell"},
-      {"NVIDIA B100", "blackwell"},       {"NVIDIA GB200", "blackwell"},
-      {"Tesla V100-SXM2-16GB", "volta"},  {"Tesla T4", "turing"},
+      {"Ada", "ada"},
+      {"NVIDIA B200", "blackwell"},
+      {"NVIDIA B100", "blackwell"},
+      {"NVIDIA GB200", "blackwell"},
+      {"Tesla V100-SXM2-16GB", "volta"},
+      {"Tesla T4", "turing"},
       {"NVIDIA GeForce RTX 5090", "blackwell_rtx"},
   };
   for (auto [name, arch] : names) {
@@ -75,12 +86,13 @@ TEST_CASE("the hopper profile resolves plans and says where it was not validated
   CHECK_THAT(plan->split_k_source, Catch::Contains("rule"));
   CHECK_THAT(plan->heuristic_device, Catch::Contains("132 SMs"));
   // Between the swept points the count is predicted: outside the envelope, with the reason.
-  plan = hopper->resolve(shape(100, 16, 20480));
+  plan = hopper->resolve(shape(101, 16, 20480));
   REQUIRE(plan.ok());
   CHECK_FALSE(plan->envelope.inside);
-  CHECK_THAT(plan->envelope.reason, Catch::Contains("100x16x20480"));
+  CHECK_THAT(plan->envelope.reason, Catch::Contains("101x16x20480"));
   CHECK_THAT(plan->envelope.reason, Catch::Contains("predicted"));
-  // Swept cells answer at torch's default 1 MiB workspace, at 32 MiB, and at an SM-count target of 114.
+  // Swept cells answer at torch's default 1 MiB workspace, at 32 MiB, and at an SM-count target of
+  // 114.
   CHECK(hopper->workspace_bytes == 1 << 20);
   auto at_32 = hopper->resolve(shape(16, 16, 65536), {.workspace_bytes = 32 << 20});
   REQUIRE(at_32.ok());
@@ -111,7 +123,8 @@ TEST_CASE("bad profiles are refused with the field named", "[profile]") {
   CHECK_FALSE(load_profile("volta").ok());
   CHECK(load_profile("volta").error().code() == Errc::not_found);
   auto bad = parse_profile(R"({"schema":"mmaemu-profile/1","name":"x","maturity":"validated",
-                               "rules":[{"preset":"nope","algorithm":"cublaslt_nvjet_fast"}]})", "x.json");
+                               "rules":[{"preset":"nope","algorithm":"cublaslt_nvjet_fast"}]})",
+                           "x.json");
   REQUIRE_FALSE(bad.ok());
   CHECK_THAT(bad.error().message(), Catch::Contains("rules[0].preset"));
   auto wrong_type = parse_profile(R"({"schema":"mmaemu-profile/1","name":"x","maturity":"validated",
@@ -182,7 +195,8 @@ TEST_CASE("split-K sweep tables: lookup, precedence and refusals", "[profile][sw
   CHECK(plan->split_k == 9);
 }
 
-TEST_CASE("a sweep table with the wrong number of cells is refused with its place", "[profile][sweep]") {
+TEST_CASE("a sweep table with the wrong number of cells is refused with its place",
+          "[profile][sweep]") {
   const char* bad_digit = R"({"schema": "mmaemu-profile/1", "name": "x", "maturity": "experimental",
     "rules": [{"preset": "hopper_fp8_wgmma_k32", "algorithm": "cublaslt_nvjet_fast"}],
     "split_k": {"sweeps": [{"workspace_bytes": 1048576, "rowwise": false, "use_fast_accum": false,
