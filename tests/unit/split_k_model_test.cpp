@@ -174,12 +174,20 @@ TEST_CASE("a split-K model decides by rules, swept cells and predictions", "[spl
   CHECK(d.splits == 3);
   CHECK_THAT(d.outside, Catch::Contains("a grid of 132 SMs"));
 
-  // A configuration with no grid of its workspace: no data, said so.
+  // Another workspace that allows a shape as many slices answers it exactly: at 4 MiB, 8 x 16 x
+  // 10240 may take 3 slices, as at 1 MiB.
   SplitKConfig other = base_config();
   other.workspace_bytes = 4 << 20;
   d = SplitKDecider(*model, other).decide(8, 16, 10240);
+  CHECK(d.checked);
+  CHECK(d.splits == 3);
+  CHECK_THAT(d.source, Catch::Contains("swept at 1048576 bytes of workspace"));
+  // Where it allows fewer (4000 x 16 x 12800: 4 slices at 4 MiB, 2 at 1 MiB), no data, said so.
+  d = SplitKDecider(*model, other).decide(4000, 16, 12800);
   CHECK_FALSE(d.checked);
+  CHECK(d.splits == 1);
   CHECK_THAT(d.outside, Catch::Contains("no split-K data"));
+  CHECK_THAT(d.outside, Catch::Contains("4 slices"));
   // Another output dtype at the same SM count and workspace is predicted from the grid.
   other = base_config();
   other.out_dtype = Format::f16;

@@ -114,14 +114,17 @@ class SplitKDecider {
  private:
   const SplitKModel& model_;
   SplitKConfig config_;
-  std::vector<std::pair<const SplitKPoints*, size_t>>
-      points_;                            // point sets holding this configuration
-  std::vector<const SplitKGrid*> exact_;  // grids of this configuration
+  // Point sets and grids of this configuration at any workspace (the call's own first): another
+  // workspace answers a shape where it allows the same number of slices.
+  std::vector<std::pair<const SplitKPoints*, size_t>> points_;
+  std::vector<const SplitKGrid*> exact_;
   // Lattice grids a prediction may come from, nearest configuration first (then model order).
   struct Basis {
     const SplitKGrid* grid;
-    int distance;  // 0: this configuration
+    int distance;  // 0: this configuration (at any workspace that allows as many slices)
   };
+  // The slices a workspace allows a shape: at most ceil(K / k_per_slice) - 1, and what it holds.
+  int64_t usable_slices(int64_t workspace_bytes, int64_t slice_bytes, int64_t most_by_k) const;
   std::vector<Basis> bases_;
 };
 

@@ -215,11 +215,17 @@ bool lattice_grid(const SplitKGrid& g) {
   return g.m.lattice() && g.n.lattice() && g.k.lattice();
 }
 
+// Whether two configurations differ at most in their workspace.
+bool same_but_workspace(const SplitKConfig& a, SplitKConfig b) {
+  b.workspace_bytes = a.workspace_bytes;
+  return a == b;
+}
+
 // How near another swept configuration is to the call's, for a prediction from its grid: the
-// workspace and the scale mode must be the same; then the SM count, fast accumulation, the
-// output, the operand pair and the bias, in that order.
+// scale mode must be the same (the workspace is compared shape by shape, by the slices it allows);
+// then the SM count, fast accumulation, the output, the operand pair and the bias, in that order.
 int distance(const SplitKConfig& a, const SplitKConfig& b) {
-  if (a.workspace_bytes != b.workspace_bytes || a.rowwise != b.rowwise) return -1;
+  if (a.rowwise != b.rowwise) return -1;
   return (a.sm_count != b.sm_count) * 16 + (a.use_fast_accum != b.use_fast_accum) * 8 +
          (a.out_dtype != b.out_dtype) * 4 + (a.a_dtype != b.a_dtype || a.b_dtype != b.b_dtype) * 2 +
          (a.bias_dtype != b.bias_dtype);
@@ -300,14 +306,34 @@ SplitKDecider::SplitKDecider(const SplitKModel& model, const SplitKConfig& confi
   if (config_.sm_count <= 0) config_.sm_count = model.reference_sm_count;
   for (const auto& p : model.points)
     for (size_t i = 0; i < p.configs.size(); ++i)
-      if (p.configs[i] == config_) points_.emplace_back(&p, i);
+      if (same_but_workspace(config_, p.configs[i])) points_.emplace_back(&p, i);
   for (const auto& g : model.grids) {
-    if (g.config == config_) exact_.push_back(&g);
+    if (same_but_workspace(config_, g.config)) exact_.push_back(&g);
     if (!lattice_grid(g)) continue;  // grids over listed values answer their own cells only
     if (const int dist = distance(config_, g.config); dist >= 0) bases_.push_back({&g, dist});
   }
-  std::stable_sort(bases_.begin(), bases_.end(),
-                   [](const Basis& a, const Basis& b) { return a.distance < b.distance; });
+  const auto other_workspace = [this](const SplitKConfig& c) {
+    return c.workspace_bytes != config_.workspace_bytes;
+  };
+  std::stable_sort(points_.begin(), points_.end(), [&](const auto& a, const auto& b) {
+    return other_workspace(a.first->configs[a.second]) <
+           other_workspace(b.first->configs[b.second]);
+  });
+  std::stable_sort(exact_.begin(), exact_.end(), [&](const SplitKGrid* a, const SplitKGrid* b) {
+    return other_workspace(a->config) < other_workspace(b->config);
+  });
+  std::stable_sort(bases_.begin(), bases_.end(), [&](const Basis& a, const Basis& b) {
+    return std::pair(a.distance, other_workspace(a.grid->config)) <
+           std::pair(b.distance, other_workspace(b.grid->config));
+  });
+}
+
+int64_t SplitKDecider::usable_slices(int64_t workspace_bytes, int64_t slice_bytes,
+                                     int64_t most_by_k) const {
+  const int64_t held = workspace_bytes < model_.workspace_extra_bytes
+                           ? 0
+                           : (workspace_bytes - model_.workspace_extra_bytes) / slice_bytes;
+  return std::min(held, most_by_k);
 }
 
 SplitKDecision SplitKDecider::decide(int64_t m, int64_t n, int64_t k) const {
@@ -339,20 +365,40 @@ SplitKDecision SplitKDecider::decide(int64_t m, int64_t n, int64_t k) const {
                            c.workspace_bytes, slice_bytes);
     return d;
   }
+  // Rule: the workspace matters only through the slices it allows a shape (min(ceil(K / 2560) -
+  // 1, what it holds)); two workspaces that allow as many give the same algorithm. It held on every
+  // cell two logs share (the 1, 4 and 32 MiB grids at 132 and 114 SMs, every configuration of
+  // `configs`, both holdouts), so a cell swept at such a workspace answers exactly.
+  const int64_t usable = usable_slices(c.workspace_bytes, slice_bytes, most_by_k);
+  const auto equivalent = [&](const SplitKConfig& other) {
+    return other.workspace_bytes == c.workspace_bytes ||
+           usable_slices(other.workspace_bytes, slice_bytes, most_by_k) == usable;
+  };
+  const auto at_workspace = [&](const SplitKConfig& other) {
+    return other.workspace_bytes == c.workspace_bytes
+               ? std::string()
+               : fmt::format(
+                     " (swept at {} bytes of workspace, which allow this shape as many "
+                     "slices, {})",
+                     other.workspace_bytes, usable);
+  };
   const SplitKShape shape{m, n, k};
-  for (const auto& [p, i] : points_)
+  for (const auto& [p, i] : points_) {
+    if (!equivalent(p->configs[i])) continue;
     if (auto s = p->find(shape, i)) {
       d.splits = *s;
       d.checked = true;
-      d.source = "swept: " + p->evidence;
+      d.source = "swept: " + p->evidence + at_workspace(p->configs[i]);
       return d;
     }
+  }
   for (const SplitKGrid* g : exact_) {
+    if (!equivalent(g->config)) continue;
     const auto i = g->m.index_of(m), j = g->n.index_of(n), l = g->k.index_of(k);
     if (i && j && l) {
       d.splits = g->at(*i, *j, *l);
       d.checked = true;
-      d.source = "swept: " + g->evidence;
+      d.source = "swept: " + g->evidence + at_workspace(g->config);
       return d;
     }
   }
@@ -360,17 +406,16 @@ SplitKDecision SplitKDecider::decide(int64_t m, int64_t n, int64_t k) const {
   // grid's lattice represents it (a grid of the same kind of m first), n and k up to the grid's
   // next point (k to a multiple of 128 at least, which keeps the K rule's count), the workspace
   // rule applied.
-  if (bases_.empty()) {
-    d.outside = fmt::format("no split-K data for {}; one slice assumed", describe(c));
-    return d;
-  }
   // The nearest configuration first; between grids of one configuration, one of the call's kind
   // of m.
   const Basis* chosen = nullptr;
+  const Basis* nearest = nullptr;  // the nearest grid allowing as many slices, reaching or not
   std::optional<size_t> i, j;
   int64_t rep_m = m;
   int best_key = 0;
   for (const Basis& b : bases_) {
+    if (!equivalent(b.grid->config)) continue;
+    if (!nearest) nearest = &b;
     bool mismatch = false;
     const int64_t r = representative_m(b.grid->m, m, mismatch);
     const int key = 2 * b.distance + mismatch;
@@ -382,8 +427,14 @@ SplitKDecision SplitKDecider::decide(int64_t m, int64_t n, int64_t k) const {
       continue;
     chosen = &b, best_key = key, i = gi, j = gj, rep_m = b.grid->m.value(*gi);
   }
+  if (!nearest) {
+    d.outside = fmt::format(
+        "no split-K data for {} at a workspace that allows this shape {} slices; one slice assumed",
+        describe(c), usable);
+    return d;
+  }
   if (!chosen) {
-    const SplitKGrid& g = *bases_.front().grid;
+    const SplitKGrid& g = *nearest->grid;
     d.outside = fmt::format(
         "m = {}, n = {} lie beyond every grid of a configuration near this one (the nearest: m "
         "{}..{}, n {}..{}); one slice assumed",
