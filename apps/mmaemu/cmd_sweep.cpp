@@ -33,7 +33,7 @@ struct SweepCliOptions {
   std::string out, m, n, k, workspaces = "1048576,33554432", scale_modes = "tensorwise,rowwise",
                             fast_accum = "off,on", out_dtypes = "bf16", pairs = "e4m3xe4m3",
                             biases = "none", sm_counts = "0", cublaslt = "libcublasLt.so.13",
-                            write_profile, profile = "hopper", sample_out;
+                            profile = "hopper", sample_out;
   int replay_sample = 0;
   int64_t sample_max_macs = int64_t{1} << 30;
   size_t random = 0;
@@ -223,79 +223,6 @@ json choice_json(const AlgorithmChoice& c) {
   return j;
 }
 
-// The profile's form of a table: the key, the axes and the two flat arrays, with its evidence.
-// Split counts above 35 do not fit one base-36 digit; none was seen (the largest on the H200 is
-// 25).
-json profile_table_json(const SweepResult& r, const SweepTable& t, const std::string& evidence) {
-  json j = key_json(t.key);
-  j["gpu"] = r.gpu;
-  j["multiprocessors"] = r.multiprocessors;
-  j["cublaslt_version"] = r.cublaslt_version;
-  j["m"] = t.m;
-  j["n"] = t.n;
-  j["k"] = t.k;
-  auto base36 = [](const std::vector<int>& cells) {
-    std::string text;
-    for (int x : cells) text += static_cast<char>(x < 10 ? '0' + x : 'a' + (x - 10));
-    return text;
-  };
-  j["splits"] = base36(t.splits);
-  j["reduction_schemes"] = base36(t.reduction_schemes);
-  j["evidence"] = evidence;
-  return j;
-}
-
-SplitKSweep to_profile_table(const SweepTable& t, const std::string& evidence) {
-  SplitKSweep s;
-  s.workspace_bytes = t.key.workspace_bytes;
-  s.rowwise = t.key.rowwise;
-  s.use_fast_accum = t.key.use_fast_accum;
-  s.a_dtype = t.key.a_dtype;
-  s.b_dtype = t.key.b_dtype;
-  s.out_dtype = t.key.out_dtype;
-  s.m = t.m;
-  s.n = t.n;
-  s.k = t.k;
-  s.splits = t.splits;
-  s.reduction_schemes = t.reduction_schemes;
-  s.evidence = evidence;
-  return s;
-}
-
-// Replaces the tables of the same GPU, library version and key in the profile file.
-Result<void> write_into_profile(const std::string& path, const SweepResult& r,
-                                const std::string& evidence) {
-  auto bytes = read_file_bytes(path);
-  if (!bytes) return bytes.error();
-  json p = json::parse(bytes->begin(), bytes->end(), nullptr, false);
-  if (p.is_discarded() || !p.is_object())
-    return Error(Errc::malformed, path + ": not a JSON object");
-  json& sweeps = p["split_k"]["sweeps"];
-  if (!sweeps.is_array()) sweeps = json::array();
-  for (const auto& t : r.tables) {
-    json entry = profile_table_json(r, t, evidence);
-    auto same = [&](const json& e) {
-      return e.value("gpu", "") == r.gpu &&
-             e.value("cublaslt_version", size_t{0}) == r.cublaslt_version &&
-             e.value("workspace_bytes", int64_t{0}) == t.key.workspace_bytes &&
-             e.value("rowwise", false) == t.key.rowwise &&
-             e.value("use_fast_accum", false) == t.key.use_fast_accum &&
-             e.value("a_dtype", "") == entry["a_dtype"] &&
-             e.value("b_dtype", "") == entry["b_dtype"] &&
-             e.value("out_dtype", "") == entry["out_dtype"];
-    };
-    auto it = std::find_if(sweeps.begin(), sweeps.end(), same);
-    if (it != sweeps.end())
-      *it = entry;
-    else
-      sweeps.push_back(entry);
-  }
-  // Check that the result still parses as a profile before replacing the file.
-  const std::string text = p.dump(1) + "\n";
-  if (auto parsed = parse_profile(text, path); !parsed) return parsed.error();
-  return write_file_atomically(path, text);
-}
-
 struct SampleCell {
   size_t table, cell;
   int64_t m, n, k;
@@ -330,10 +257,9 @@ std::vector<SampleCell> pick_sample(const SweepResult& r, int count, int64_t max
 // both the table (the count the profile gives equals the one the recorded run used) and the bits.
 Result<json> replay_sample(const SweepCliOptions& o, const SweepResult& r, const Profile& base,
                            int& failures) {
-  Profile profile = base;
-  for (const auto& t : r.tables)
-    profile.split_k_sweeps.insert(profile.split_k_sweeps.begin(), to_profile_table(t, o.out));
+  const Profile& profile = base;
   const auto cells = pick_sample(r, o.replay_sample, o.sample_max_macs);
+  std::map<std::string, int> table_split_k;  // by recording id: the count the sweep logged
   std::map<int64_t, std::vector<RecordCall>> by_workspace;
   uint64_t seed = 77;
   for (const auto& s : cells) {
@@ -366,6 +292,7 @@ Result<json> replay_sample(const SweepCliOptions& o, const SweepResult& r, const
       c.scale_a = {0x3F800000};
       c.scale_b = {0x3F800000};
     }
+    table_split_k[c.id] = r.tables[s.table].splits[s.cell];
     by_workspace[key.workspace_bytes].push_back(std::move(c));
   }
   json log = json::array();
@@ -382,9 +309,11 @@ Result<json> replay_sample(const SweepCliOptions& o, const SweepResult& r, const
       progress.step(rec.id);
       auto loaded = load_scaled_mm_call(*set, rec);
       if (!loaded) return loaded.error();
-      auto plan = profile.resolve(
-          loaded->call,
-          {.known_split_k = std::nullopt, .workspace_bytes = ws, .sm_count = std::nullopt});
+      // The sweep's count, not the recording's: the sample checks that the heuristic asked
+      // alone chose what the recorded run used, and that the bits follow from it.
+      auto plan = profile.resolve(loaded->call, {.known_split_k = table_split_k[rec.id],
+                                                 .workspace_bytes = ws,
+                                                 .sm_count = std::nullopt});
       if (!plan) return plan.error();
       auto out = emulate(*plan, loaded->call, Backend::cpu, threads);
       if (!out) return out.error();
@@ -681,10 +610,6 @@ Result<int> run_sweep(const SweepCliOptions& o) {
     std::cout << log["sample"]["verdict"].get<std::string>() << std::endl;
   }
   if (auto ok = write_file_atomically(o.out, log.dump() + "\n"); !ok) return ok.error();
-  if (!o.write_profile.empty()) {
-    if (auto ok = write_into_profile(o.write_profile, *result, o.out); !ok) return ok.error();
-    spdlog::info("wrote {} tables into {}", result->tables.size(), o.write_profile);
-  }
   std::cout << fmt::format("sweep: {} cells, {} distinct algorithms, {:.1f} s", total,
                            distinct.size(), seconds)
             << std::endl;
@@ -723,8 +648,6 @@ Runner setup_sweep(CLI::App& app) {
   app.add_option("--cublaslt", o->cublaslt, "the libcublasLt to load")->capture_default_str();
   app.add_option("--profile", o->profile, "profile the sample is replayed with")
       ->capture_default_str();
-  app.add_option("--write-profile", o->write_profile,
-                 "merge the tables into this profile JSON file");
   app.add_option("--replay-sample", o->replay_sample,
                  "record this many swept calls and replay them");
   app.add_option("--sample-out", o->sample_out, "folder for the sample's truth sets");

@@ -146,72 +146,42 @@ TEST_CASE("split-K slices follow the library's rule", "[profile]") {
   CHECK(split_k_slice(256, 3, 128, 2).end == 256);
 }
 
-TEST_CASE("split-K sweep tables: lookup, precedence and refusals", "[profile][sweep]") {
+TEST_CASE("split-K tables of a profile without a model: precedence", "[profile]") {
   auto base = load_profile("hopper");
   REQUIRE(base.ok());
   Profile p = *base;
-  p.split_k_sweeps.clear();
   p.split_k_model.reset();  // the tables of a profile without a split-K model
   p.split_k_table = {{128, 128, 8192, 3, false, "fitted"}};
-  SplitKSweep t;
-  t.workspace_bytes = 1 << 20;
-  t.m = {16, 64};
-  t.n = {64, 128};
-  t.k = {1024, 8192};
-  // m-major, then n, then k.
-  t.splits = {1, 2, 1, 4, 1, 5, 0, 7};
-  t.reduction_schemes = {0, 2, 0, 2, 0, 2, 0, 1};
-  t.evidence = "test";
-  CHECK(t.lookup(16, 64, 8192) == 2);
-  CHECK(t.lookup(64, 64, 8192) == 5);
-  CHECK_FALSE(t.lookup(64, 128, 1024).has_value());  // the heuristic found nothing there
-  CHECK_FALSE(t.lookup(32, 64, 1024).has_value());   // off the grid
-  p.split_k_sweeps.push_back(t);
-  ScaledMmCall c = shape(16, 128, 8192);
-  auto plan = p.resolve(c);
+  p.unsplit_shapes = {{16, 128, 8192, 1, false, "seen"}};
+  auto plan = p.resolve(shape(128, 128, 8192));
   REQUIRE(plan.ok());
-  CHECK(plan->split_k == 4);
+  CHECK(plan->split_k == 3);
   CHECK(plan->envelope.inside);
-  CHECK(plan->split_k_source.find("split_k.sweeps") != std::string::npos);
-  // Another workspace size is another table: not this one.
-  plan = p.resolve(c, {.workspace_bytes = 32 << 20});
+  CHECK_THAT(plan->split_k_source, Catch::Contains("split_k.table"));
+  plan = p.resolve(shape(16, 128, 8192));
+  REQUIRE(plan.ok());
+  CHECK(plan->split_k == 1);
+  CHECK(plan->envelope.inside);
+  // Neither listed: one slice, outside the envelope.
+  plan = p.resolve(shape(64, 128, 8192));
   REQUIRE(plan.ok());
   CHECK(plan->split_k == 1);
   CHECK_FALSE(plan->envelope.inside);
-  // A reduction scheme the model lacks puts the call outside the envelope.
-  plan = p.resolve(shape(64, 128, 8192));
-  REQUIRE(plan.ok());
-  CHECK(plan->split_k == 7);
-  CHECK_FALSE(plan->envelope.inside);
-  // The hand-made table wins over a sweep; a count known with the call wins over both.
-  p.split_k_sweeps[0].m = {16, 128};
-  p.split_k_sweeps[0].n = {64, 128};
-  p.split_k_sweeps[0].k = {1024, 8192};
-  plan = p.resolve(shape(128, 128, 8192));
-  REQUIRE(plan.ok());
-  CHECK(plan->split_k == 3);
+  // A count known with the call wins.
   plan = p.resolve(shape(128, 128, 8192), {.known_split_k = 9});
   REQUIRE(plan.ok());
   CHECK(plan->split_k == 9);
 }
 
-TEST_CASE("a sweep table with the wrong number of cells is refused with its place",
-          "[profile][sweep]") {
-  const char* bad_digit = R"({"schema": "mmaemu-profile/1", "name": "x", "maturity": "experimental",
-    "rules": [{"preset": "hopper_fp8_wgmma_k32", "algorithm": "cublaslt_nvjet_fast"}],
-    "split_k": {"sweeps": [{"workspace_bytes": 1048576, "rowwise": false, "use_fast_accum": false,
-      "a_dtype": "f8_e4m3", "b_dtype": "f8_e4m3", "out_dtype": "bf16",
-      "m": [16], "n": [16], "k": [32], "splits": "#", "reduction_schemes": "0"}]}})";
-  auto d = parse_profile(bad_digit, "x.json");
-  REQUIRE_FALSE(d.ok());
-  CHECK(d.error().message().find("split_k.sweeps[0].splits") != std::string::npos);
+TEST_CASE("a profile with the sweep tables the split-K model replaced is refused, said why",
+          "[profile]") {
   const char* text = R"({"schema": "mmaemu-profile/1", "name": "x", "maturity": "experimental",
     "rules": [{"preset": "hopper_fp8_wgmma_k32", "algorithm": "cublaslt_nvjet_fast"}],
     "split_k": {"sweeps": [{"workspace_bytes": 1048576, "rowwise": false, "use_fast_accum": false,
       "a_dtype": "f8_e4m3", "b_dtype": "f8_e4m3", "out_dtype": "bf16",
-      "m": [16], "n": [16, 32], "k": [32], "splits": "1", "reduction_schemes": "0"}]}})";
+      "m": [16], "n": [16], "k": [32], "splits": "1", "reduction_schemes": "0"}]}})";
   auto p = parse_profile(text, "x.json");
   REQUIRE_FALSE(p.ok());
-  CHECK(p.error().message().find("split_k.sweeps[0]") != std::string::npos);
-  CHECK(p.error().message().find("2 entries") != std::string::npos);
+  CHECK_THAT(p.error().message(), Catch::Contains("split_k.sweeps"));
+  CHECK_THAT(p.error().message(), Catch::Contains("split_k.model"));
 }

@@ -31,19 +31,6 @@ struct SplitKEntry {
   std::string evidence;
 };
 
-// A split-K table from mmaemu sweep: the count the heuristic chose at every (m, n, k) of a grid
-// for one call configuration and workspace size.
-struct SplitKSweep {
-  int64_t workspace_bytes = 0;
-  bool rowwise = false, use_fast_accum = false;
-  Format a_dtype = Format::f8_e4m3, b_dtype = Format::f8_e4m3, out_dtype = Format::bf16;
-  std::vector<int64_t> m, n, k;
-  std::vector<int> splits;             // m-major, then n, then k; 0 = the heuristic found nothing
-  std::vector<int> reduction_schemes;  // cublasLtReductionScheme_t of each cell
-  std::string evidence;
-  std::optional<int> lookup(int64_t m, int64_t n, int64_t k, int* reduction_scheme = nullptr) const;
-};
-
 // What the caller knows about the library run being emulated.
 struct ResolveOptions {
   // The split count the library used, where known (a recording that logged it, or the user).
@@ -69,7 +56,6 @@ struct Profile {
   std::string split_k_source;
   std::vector<SplitKEntry> split_k_table;
   std::vector<SplitKEntry> unsplit_shapes;  // shapes seen with one slice
-  std::vector<SplitKSweep> split_k_sweeps;
   // The split-K model (split_k.model: a file beside the profile, or one the executable carries),
   // which decides every count the table above does not give.
   std::shared_ptr<const SplitKModel> split_k_model;

@@ -50,90 +50,7 @@ Result<SplitKEntry> split_entry(const json& e, const std::string& origin,
                      e["splits"].get<int>(), e.value("rowwise", false), text(e, "evidence")};
 }
 
-Result<std::vector<int64_t>> axis(const json& e, const char* key, const std::string& origin,
-                                  const std::string& where) {
-  std::vector<int64_t> v;
-  if (!e.contains(key) || !e[key].is_array() || e[key].empty())
-    return bad(origin, where + "." + key + " must be a non-empty array of positive integers");
-  for (const auto& x : e[key]) {
-    if (!x.is_number_integer() || x.get<int64_t>() <= 0)
-      return bad(origin, where + "." + key + " must be a non-empty array of positive integers");
-    if (!v.empty() && x.get<int64_t>() <= v.back())
-      return bad(origin, where + "." + key + " must be increasing");
-    v.push_back(x.get<int64_t>());
-  }
-  return v;
-}
-
-Result<SplitKSweep> sweep_entry(const json& e, const std::string& origin,
-                                const std::string& where) {
-  if (!e.is_object()) return bad(origin, where + " must be an object");
-  SplitKSweep s;
-  if (!e.contains("workspace_bytes") || !e["workspace_bytes"].is_number_integer())
-    return bad(origin, where + ".workspace_bytes must be an integer");
-  s.workspace_bytes = e["workspace_bytes"].get<int64_t>();
-  s.rowwise = e.at("rowwise").get<bool>();
-  s.use_fast_accum = e.at("use_fast_accum").get<bool>();
-  for (auto [key, field] :
-       {std::pair{"a_dtype", &s.a_dtype}, {"b_dtype", &s.b_dtype}, {"out_dtype", &s.out_dtype}}) {
-    auto f = format_from_name(e.at(key).get<std::string>());
-    if (!f) return bad(origin, where + "." + key + " names an unknown dtype");
-    *field = *f;
-  }
-  auto m = axis(e, "m", origin, where), n = axis(e, "n", origin, where),
-       k = axis(e, "k", origin, where);
-  if (!m) return m.error();
-  if (!n) return n.error();
-  if (!k) return k.error();
-  s.m = *m;
-  s.n = *n;
-  s.k = *k;
-  const size_t cells = s.m.size() * s.n.size() * s.k.size();
-  // One character per cell: the split count in base 36 ('0' = the heuristic found nothing), the
-  // reduction scheme as a digit. Strings keep a table of thousands of cells to one line.
-  auto cells_of = [&](const char* key) -> Result<std::vector<int>> {
-    if (!e.contains(key) || !e[key].is_string())
-      return bad(origin, where + "." + key + " must be a string");
-    std::vector<int> v;
-    for (char ch : e[key].get<std::string>()) {
-      if (ch >= '0' && ch <= '9')
-        v.push_back(ch - '0');
-      else if (ch >= 'a' && ch <= 'z')
-        v.push_back(ch - 'a' + 10);
-      else
-        return bad(origin,
-                   where + "." + key + " holds '" + std::string(1, ch) + "', not a base-36 digit");
-    }
-    return v;
-  };
-  auto splits = cells_of("splits");
-  if (!splits) return splits.error();
-  auto schemes = cells_of("reduction_schemes");
-  if (!schemes) return schemes.error();
-  s.splits = *splits;
-  s.reduction_schemes = *schemes;
-  if (s.splits.size() != cells || s.reduction_schemes.size() != cells)
-    return bad(origin, where + ": splits and reduction_schemes must have m x n x k = " +
-                           std::to_string(cells) + " entries");
-  s.evidence = text(e, "evidence");
-  return s;
-}
-
 }  // namespace
-
-std::optional<int> SplitKSweep::lookup(int64_t mm, int64_t nn, int64_t kk, int* scheme) const {
-  auto at = [](const std::vector<int64_t>& v, int64_t x) -> std::optional<size_t> {
-    auto it = std::lower_bound(v.begin(), v.end(), x);
-    if (it == v.end() || *it != x) return std::nullopt;
-    return static_cast<size_t>(it - v.begin());
-  };
-  auto i = at(m, mm), j = at(n, nn), l = at(k, kk);
-  if (!i || !j || !l) return std::nullopt;
-  const size_t cell = (*i * n.size() + *j) * k.size() + *l;
-  if (splits[cell] <= 0) return std::nullopt;
-  if (scheme) *scheme = reduction_schemes[cell];
-  return splits[cell];
-}
 
 static Result<Profile> parse_profile_fields(std::string_view json_text, const std::string& origin) {
   json j = json::parse(json_text.begin(), json_text.end(), nullptr, false);
@@ -199,12 +116,11 @@ static Result<Profile> parse_profile_fields(std::string_view json_text, const st
         return bad(origin, "split_k.model must name a split-K model file");
       p.split_k_model_name = s["model"].get<std::string>();
     }
+    // The grids of mmaemu-sweep/1 that profiles once carried: the split-K model replaced them.
     if (s.contains("sweeps"))
-      for (size_t i = 0; i < s["sweeps"].size(); ++i) {
-        auto e = sweep_entry(s["sweeps"][i], origin, "split_k.sweeps[" + std::to_string(i) + "]");
-        if (!e) return e.error();
-        p.split_k_sweeps.push_back(std::move(e).value());
-      }
+      return bad(origin,
+                 "split_k.sweeps is no longer read: the split-K count comes from a split-K model "
+                 "(split_k.model; docs/split-k.md)");
   }
   if (j.contains("envelope")) {
     auto o = formats(j["envelope"].value("out_dtypes", json()), origin, "envelope.out_dtypes");
@@ -336,42 +252,15 @@ Result<Plan> Profile::resolve(const ScaledMmCall& call, const ResolveOptions& op
           "the split count for shape " + shape + " is predicted, not swept: " + d.outside;
     }
   } else {
-    std::optional<int> swept;
-    int scheme = 0;
-    std::string swept_evidence;
-    for (const auto& t : split_k_sweeps) {
-      if (t.workspace_bytes != ws || t.rowwise != rowwise ||
-          t.use_fast_accum != call.use_fast_accum || t.a_dtype != call.a_dtype ||
-          t.b_dtype != call.b_dtype || t.out_dtype != call.out_dtype || call.bias)
-        continue;
-      if ((swept = t.lookup(call.m, n, call.k, &scheme))) {
-        swept_evidence = t.evidence;
-        break;
-      }
-    }
     const bool unsplit = std::any_of(unsplit_shapes.begin(), unsplit_shapes.end(), same_shape);
-    if (swept) {
-      plan.split_k = *swept;
-      plan.split_k_source = "split_k.sweeps of profile " + name + " at " + std::to_string(ws) +
-                            " bytes of workspace: " + swept_evidence;
-      // FP8 split-K partials are summed in FP32 in the workspace (reduction scheme 2,
-      // COMPUTE_TYPE); another scheme is not modelled.
-      if (*swept > 1 && scheme != 2) {
-        plan.envelope.inside = false;
-        plan.envelope.reason = "the heuristic chose reduction scheme " + std::to_string(scheme) +
-                               " for shape " + shape +
-                               "; only scheme 2 (FP32 partials) is modelled";
-      }
-    } else {
-      plan.split_k = 1;
-      plan.split_k_source = unsplit ? "split_k.unsplit_shapes of profile " + name
-                                    : "assumed: shape not covered by profile " + name;
-      if (!unsplit) {
-        plan.envelope.inside = false;
-        plan.envelope.reason = "shape " + shape +
-                               " (m x n x k) is outside the split-K table of profile " + name +
-                               "; one slice assumed";
-      }
+    plan.split_k = 1;
+    plan.split_k_source = unsplit ? "split_k.unsplit_shapes of profile " + name
+                                  : "assumed: shape not covered by profile " + name;
+    if (!unsplit) {
+      plan.envelope.inside = false;
+      plan.envelope.reason = "shape " + shape +
+                             " (m x n x k) is outside the split-K table of profile " + name +
+                             "; one slice assumed";
     }
   }
   if (!listed(envelope_out_dtypes, call.out_dtype)) {
