@@ -5,11 +5,13 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <thread>
 
 #include "backend_option.hpp"
 #include "command.hpp"
@@ -40,7 +42,7 @@ int64_t log_uniform(std::mt19937_64& rng, int64_t lo, int64_t hi, int64_t step) 
 // from where cuBLASLt splits K (small m and n, large k), the rest anywhere; M any, N and K
 // multiples of 16, off any grid.
 Result<std::vector<RecordCall>> random_calls(int count, uint64_t seed,
-                                             const std::vector<int64_t>& workspaces) {
+                                             const std::vector<int64_t>& workspaces, int jobs) {
   std::mt19937_64 rng(seed);
   auto pick = [&](int lo, int hi) {
     return lo + static_cast<int>(rng() % static_cast<uint64_t>(hi - lo + 1));
@@ -66,12 +68,6 @@ Result<std::vector<RecordCall>> random_calls(int count, uint64_t seed,
     c.workspace_bytes = workspaces[rng() % workspaces.size()];
     c.dist = dists[rng() % 5];
     c.seed = seed * 1000 + static_cast<uint64_t>(i);
-    auto a = draw_fp8(c.a_dtype, c.dist, static_cast<size_t>(c.m * c.k), c.seed * 2);
-    auto b = draw_fp8(c.b_dtype, c.dist, static_cast<size_t>(c.n * c.k), c.seed * 2 + 1);
-    if (!a) return a.error();
-    if (!b) return b.error();
-    c.a = std::move(a).value();
-    c.b = std::move(b).value();
     auto scale = [&] {
       const double v = std::ldexp(1.0 + static_cast<double>(rng() % 8) / 8.0, pick(-3, 3));
       return encode(Format::f32, ExactValue::from_double(v));
@@ -100,6 +96,31 @@ Result<std::vector<RecordCall>> random_calls(int count, uint64_t seed,
         c.bias_dtype ? "_bias" : "", c.use_fast_accum ? "fast" : "promoted", *c.workspace_bytes);
     calls.push_back(std::move(c));
   }
+  // The operands last, on every core: each call's are drawn from its own seed, so the calls are
+  // the same whatever the threads. Drawn on one thread, 2000 calls took longer than a device call
+  // lasts (about 10^7 elements a second).
+  const int threads =
+      jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::atomic<size_t> next{0};
+  std::vector<std::optional<Error>> failed(calls.size());
+  std::vector<std::thread> pool;
+  for (int t = 0; t < std::min<int>(threads, static_cast<int>(calls.size())); ++t)
+    pool.emplace_back([&] {
+      for (size_t i; (i = next++) < calls.size();) {
+        RecordCall& c = calls[i];
+        auto a = draw_fp8(c.a_dtype, c.dist, static_cast<size_t>(c.m * c.k), c.seed * 2);
+        auto b = draw_fp8(c.b_dtype, c.dist, static_cast<size_t>(c.n * c.k), c.seed * 2 + 1);
+        if (!a || !b) {
+          failed[i] = !a ? a.error() : b.error();
+          continue;
+        }
+        c.a = std::move(a).value();
+        c.b = std::move(b).value();
+      }
+    });
+  for (auto& t : pool) t.join();
+  for (const auto& e : failed)
+    if (e) return *e;
   return calls;
 }
 
@@ -138,7 +159,7 @@ Result<int> run_live_selftest(const LiveSelftestOptions& o) {
     return Error(Errc::invalid_argument,
                  "--workspaces: '" + o.workspaces + "' is not a list of byte counts");
   const std::vector<int64_t>& workspaces = *parsed;
-  auto calls = random_calls(o.calls, o.seed, workspaces);
+  auto calls = random_calls(o.calls, o.seed, workspaces, o.jobs);
   if (!calls) return calls.error();
   const std::filesystem::path dir = o.keep.empty() ? std::filesystem::temp_directory_path() /
                                                          fmt::format("mmaemu-live-{}", ::getpid())
