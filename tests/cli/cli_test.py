@@ -209,8 +209,17 @@ try:
 except ValueError:
     bench = {}
 check("bench times cpu and oracle and compares their bits", code == 0 and bench.get("format") == "mmaemu-bench/1"
-      and len(bench.get("results", [])) == 4 and all(r["bits_equal_first"] and r["runs"] == 2 for r in bench["results"])
+      and len(bench.get("results", [])) == 4 and all(r.get("bits_equal_first", True) and r["runs"] == 2
+                                                      and r["covered"] for r in bench["results"])
+      and bench.get("outputs_compared") == 2 and bench.get("all_bits_equal") is True
       and "32x48x100" in err, out[:300] + err)
+code, out, err = run("bench", "--shapes", "32x48x100", "--backends", "cpu", "--repeats", "1")
+try:
+    bench = json.loads(out)
+except ValueError:
+    bench = {}
+check("bench with one backend compares nothing and does not claim equal bits",
+      code == 0 and bench.get("outputs_compared") == 0 and bench.get("all_bits_equal") is False, out[:300] + err)
 expect_error("bench refuses an unknown backend", ["bench", "--backends", "cpu,gpu9"], lambda c: c == 2, "--backend gpu9")
 expect_error("bench refuses a bad shape", ["bench", "--shapes", "64x64"], lambda c: c == 2, "--shapes: '64x64'")
 if not has_driver:
