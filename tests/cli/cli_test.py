@@ -175,6 +175,18 @@ bad = dict(one, environment=dict(one["environment"], sm_count_target=-3))
 (small / "manifest.json").write_text(json.dumps(bad))
 expect_error("replay refuses a malformed environment.sm_count_target", ["replay", "--truth-dir", small], lambda c: c == 4,
              "environment.sm_count_target")
+# A recording whose tensors disagree with its manifest, or whose file is gone, is refused with the
+# set (bad input), not replayed and counted as a miss.
+data[-1] ^= 0x40
+(small / "dev_001.safetensors").write_bytes(data)
+bad = dict(one, recordings=[dict(one["recordings"][0], m=one["recordings"][0]["m"] + 1)] + one["recordings"][1:])
+(small / "manifest.json").write_text(json.dumps(bad))
+expect_error("replay refuses a recording whose m disagrees with its tensors", ["replay", "--truth-dir", small],
+             lambda c: c == 4, "has shape")
+(small / "manifest.json").write_text(json.dumps(one))
+(small / "dev_001.safetensors").unlink()
+expect_error("replay refuses a set whose file is missing", ["replay", "--truth-dir", small], lambda c: c == 3,
+             "dev_001.safetensors: no such file")
 expect_error("replay --only of an unknown id", ["replay", "--truth-dir", subset, "--only", "nope"], lambda c: c == 7, "--only nope")
 if not has_driver:
     expect_error("replay --backend cuda says why not", ["replay", "--truth-dir", subset, "--backend", "cuda"],

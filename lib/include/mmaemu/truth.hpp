@@ -47,12 +47,15 @@ struct Recording {
 struct TruthSet {
   std::filesystem::path directory;
   std::string source;
-  std::string environment_json;  // the manifest's environment object, verbatim
-  std::string gpu;               // environment.gpu where given
+  std::string environment_json;            // the manifest's environment object, verbatim
+  std::string gpu;                         // environment.gpu where given
   std::optional<int64_t> workspace_bytes;  // environment.workspace_bytes (cuBLASLt's), where given
   std::optional<int> multiprocessors;      // environment.multiprocessors: the GPU's SM count
   std::optional<int> sm_count_target;      // environment.sm_count_target: the heuristic's, when set
   std::map<std::string, std::string> files;  // name -> sha256 (lower-case hex)
+  // Whether open_recording_file checks the bytes it reads against `files` (load_truth_set's
+  // verify_hashes): the bytes hashed are the bytes replayed.
+  bool verify_hashes = true;
   std::vector<Recording> recordings;
   std::vector<std::string> skipped;
   std::string manifest_sha256;
@@ -61,7 +64,8 @@ struct TruthSet {
 // The SM count cuBLASLt's heuristic saw for a recording: its SM_COUNT_TARGET, else the set's,
 // else the GPU's; none when the manifest does not say.
 std::optional<int> heuristic_sm_count(const TruthSet& set, const Recording& recording);
-// cuBLASLt's workspace for a recording: its own, else the set's; none when the manifest does not say.
+// cuBLASLt's workspace for a recording: its own, else the set's; none when the manifest does not
+// say.
 std::optional<int64_t> recorded_workspace_bytes(const TruthSet& set, const Recording& recording);
 
 struct TruthLoadOptions {
@@ -71,8 +75,9 @@ struct TruthLoadOptions {
 Result<TruthSet> load_truth_set(const std::filesystem::path& directory,
                                 const TruthLoadOptions& options = {});
 
-// Opens the safetensors file of a recording and checks that its tensors have the shapes and
-// dtypes the manifest implies.
+// Reads the safetensors file of a recording once, checks those bytes against the manifest's sha256
+// (where the set was loaded with verify_hashes) and that its tensors have the shapes and dtypes
+// the manifest implies.
 Result<SafetensorsFile> open_recording_file(const TruthSet& set, const Recording& recording);
 
 // Lower-case hex SHA-256 of a file or a byte range (OpenSSL libcrypto).

@@ -1,11 +1,18 @@
 // Reading mmaemu-truth/1 manifests. Every field is checked and an error names the manifest, the
 // recording and the field.
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "mmaemu/truth.hpp"
 
 namespace mmaemu {
 namespace {
+
+Error hash_differs(const std::filesystem::path& path, const std::string& actual,
+                   const std::string& expected) {
+  return Error(Errc::hash_mismatch,
+               path.string() + ": sha256 " + actual + " differs from the manifest's " + expected);
+}
 
 using nlohmann::json;
 
@@ -17,11 +24,13 @@ struct FieldReader {
     return Error(Errc::malformed, where + ": field '" + field + "' " + what);
   }
   Result<std::string> string(const char* field) const {
-    if (!object.contains(field) || !object[field].is_string()) return error(field, "must be a string");
+    if (!object.contains(field) || !object[field].is_string())
+      return error(field, "must be a string");
     return object[field].get<std::string>();
   }
   Result<int64_t> positive(const char* field) const {
-    if (!object.contains(field) || !object[field].is_number_integer() || object[field].get<int64_t>() <= 0)
+    if (!object.contains(field) || !object[field].is_number_integer() ||
+        object[field].get<int64_t>() <= 0)
       return error(field, "must be a positive integer");
     return object[field].get<int64_t>();
   }
@@ -41,11 +50,11 @@ struct FieldReader {
   }
 };
 
-#define MMAEMU_TRY(target, expr)        \
-  do {                                  \
-    auto result_ = (expr);              \
+#define MMAEMU_TRY(target, expr)          \
+  do {                                    \
+    auto result_ = (expr);                \
     if (!result_) return result_.error(); \
-    target = std::move(result_).value(); \
+    target = std::move(result_).value();  \
   } while (0)
 
 Result<Recording> parse_recording(const std::string& where, const json& r) {
@@ -86,7 +95,8 @@ Result<Recording> parse_recording(const std::string& where, const json& r) {
       for (const auto& k : r["kernels"])
         if (k.is_string()) rec.kernels.push_back(k.get<std::string>());
     if (r.contains("dist") && r["dist"].is_string()) rec.dist = r["dist"].get<std::string>();
-    if (r.contains("algorithm") && r["algorithm"].is_object() && r["algorithm"].contains("splitk_num")) {
+    if (r.contains("algorithm") && r["algorithm"].is_object() &&
+        r["algorithm"].contains("splitk_num")) {
       const auto& s = r["algorithm"]["splitk_num"];
       if (!s.is_number_integer() || s.get<int64_t>() < 1 || s.get<int64_t>() > 4096)
         return f.error("algorithm.splitk_num", "must be a positive integer");
@@ -140,7 +150,8 @@ Result<TruthSet> load_truth_set(const std::filesystem::path& directory,
   if (!bytes) return bytes.error();
   const std::string where = manifest_path.string();
   json m = json::parse(bytes->begin(), bytes->end(), nullptr, false);
-  if (m.is_discarded() || !m.is_object()) return Error(Errc::malformed, where + ": not a JSON object");
+  if (m.is_discarded() || !m.is_object())
+    return Error(Errc::malformed, where + ": not a JSON object");
   if (!m.contains("format") || m["format"] != "mmaemu-truth/1")
     return Error(Errc::malformed, where + ": field 'format' must be \"mmaemu-truth/1\"");
   TruthSet set;
@@ -154,10 +165,13 @@ Result<TruthSet> load_truth_set(const std::filesystem::path& directory,
     const json& env = m["environment"];
     if (env.contains("workspace_bytes") && env["workspace_bytes"].is_number_integer())
       set.workspace_bytes = env["workspace_bytes"].get<int64_t>();
-    for (auto [key, field] : {std::pair{"multiprocessors", &set.multiprocessors}, {"sm_count_target", &set.sm_count_target}}) {
+    for (auto [key, field] : {std::pair{"multiprocessors", &set.multiprocessors},
+                              {"sm_count_target", &set.sm_count_target}}) {
       if (!env.contains(key)) continue;
-      if (!env[key].is_number_integer() || env[key].get<int64_t>() <= 0 || env[key].get<int64_t>() > 4096)
-        return Error(Errc::malformed, where + ": field 'environment." + key + "' must be an SM count");
+      if (!env[key].is_number_integer() || env[key].get<int64_t>() <= 0 ||
+          env[key].get<int64_t>() > 4096)
+        return Error(Errc::malformed,
+                     where + ": field 'environment." + key + "' must be an SM count");
       *field = env[key].get<int>();
     }
   }
@@ -186,13 +200,21 @@ Result<TruthSet> load_truth_set(const std::filesystem::path& directory,
   if (m.contains("skipped") && m["skipped"].is_array())
     for (const auto& s : m["skipped"])
       if (s.is_string()) set.skipped.push_back(s.get<std::string>());
+  // A recording's file is hashed when it is read for the replay (open_recording_file), so that
+  // the bytes checked are the bytes used; here every file must exist, and the files no recording
+  // names are hashed now.
+  set.verify_hashes = options.verify_hashes;
   if (options.verify_hashes) {
+    std::set<std::string> named;
+    for (const auto& r : set.recordings) named.insert(r.file);
     for (const auto& [name, expected] : set.files) {
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(directory / name, ec))
+        return Error(Errc::io, (directory / name).string() + ": no such file");
+      if (named.count(name)) continue;
       auto actual = sha256_file(directory / name);
       if (!actual) return actual.error();
-      if (*actual != expected)
-        return Error(Errc::hash_mismatch, (directory / name).string() + ": sha256 " + *actual +
-                                              " differs from the manifest's " + expected);
+      if (*actual != expected) return hash_differs(directory / name, *actual, expected);
     }
   }
   return set;
@@ -204,7 +226,9 @@ Result<void> expect_tensor(const SafetensorsFile& file, const std::string& name,
                            std::string_view dtype, std::vector<int64_t> shape,
                            const std::string& recording) {
   const TensorInfo* t = file.find(name);
-  if (!t) return Error(Errc::malformed, file.origin() + ": recording " + recording + ": no tensor '" + name + "'");
+  if (!t)
+    return Error(Errc::malformed,
+                 file.origin() + ": recording " + recording + ": no tensor '" + name + "'");
   if (t->dtype != dtype)
     return Error(Errc::malformed, file.origin() + ": tensor '" + name + "' is " + t->dtype +
                                       ", the manifest implies " + std::string(dtype));
@@ -223,7 +247,17 @@ Result<void> expect_tensor(const SafetensorsFile& file, const std::string& name,
 }  // namespace
 
 Result<SafetensorsFile> open_recording_file(const TruthSet& set, const Recording& r) {
-  auto file = SafetensorsFile::read(set.directory / r.file);
+  const std::filesystem::path path = set.directory / r.file;
+  auto bytes = read_file_bytes(path);
+  if (!bytes) return bytes.error();
+  if (set.verify_hashes) {
+    const auto expected = set.files.find(r.file);
+    if (expected == set.files.end())
+      return Error(Errc::malformed, r.id + ": file '" + r.file + "' is not listed in 'files'");
+    const std::string actual = sha256_bytes(*bytes);
+    if (actual != expected->second) return hash_differs(path, actual, expected->second);
+  }
+  auto file = SafetensorsFile::parse(std::move(bytes).value(), path.string());
   if (!file) return file.error();
   auto dtype = [](Format f) { return describe(f).safetensors_dtype; };
   std::vector<std::pair<std::string, std::pair<std::string_view, std::vector<int64_t>>>> expected;
@@ -238,7 +272,8 @@ Result<SafetensorsFile> open_recording_file(const TruthSet& set, const Recording
       const TensorInfo* t = file->find(*r.bias);
       expected.push_back({*r.bias, {t ? std::string_view(t->dtype) : "BF16", {n}}});
       if (t && t->dtype != "BF16" && t->dtype != "F16")
-        return Error(Errc::malformed, file->origin() + ": bias '" + *r.bias + "' must be BF16 or F16");
+        return Error(Errc::malformed,
+                     file->origin() + ": bias '" + *r.bias + "' must be BF16 or F16");
     }
   } else {
     expected.push_back({r.a, {dtype(r.in_dtype), {r.count, r.k}}});
