@@ -1,6 +1,7 @@
 // mmaemu gemm: one torch._scaled_mm call from a safetensors file, written to a safetensors file.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <optional>
 
 #include <charconv>
 #include <iostream>
@@ -23,7 +24,7 @@ struct GemmOptions {
   std::string profile = "hopper", out_dtype = "bf16", backend = "cpu";
   bool fast_accum = false, json = false, strict_envelope = false;
   int64_t n_full = 0;
-  int splits = 0;
+  std::optional<int> splits;  // unset: the profile decides
   int sm_count = 0;
   int64_t workspace = -1;  // -1: the profile's (torch's 1 MiB)
 };
@@ -52,16 +53,20 @@ Result<Scales> read_scale(const SafetensorsFile& f, const std::string& text, con
   if (ec == std::errc() && end == text.data() + text.size())
     return Scales::tensorwise(encode(Format::f32, ExactValue::from_double(value)));
   const TensorInfo* t = f.find(text);
-  if (!t) return bad_input(f.origin(), std::string(option) + " '" + text + "' is neither a number nor a tensor");
-  if (t->dtype != "F32") return bad_input(f.origin(), std::string(option) + " tensor '" + text + "' must be F32");
+  if (!t)
+    return bad_input(f.origin(),
+                     std::string(option) + " '" + text + "' is neither a number nor a tensor");
+  if (t->dtype != "F32")
+    return bad_input(f.origin(), std::string(option) + " tensor '" + text + "' must be F32");
   if (t->element_count() != expected_count && t->element_count() != 1)
     return bad_input(f.origin(), std::string(option) + " tensor '" + text + "' holds " +
-                                     std::to_string(t->element_count()) + " values, expected 1 or " +
-                                     std::to_string(expected_count));
+                                     std::to_string(t->element_count()) +
+                                     " values, expected 1 or " + std::to_string(expected_count));
   Scales s;
   s.per_row = t->element_count() == expected_count && t->shape.size() == 2;
   const auto data = f.data(*t);
-  for (int64_t i = 0; i < t->element_count(); ++i) s.f32_bits.push_back(load_bits(Format::f32, data, i));
+  for (int64_t i = 0; i < t->element_count(); ++i)
+    s.f32_bits.push_back(load_bits(Format::f32, data, i));
   return s;
 }
 
@@ -75,11 +80,14 @@ Result<int> run_gemm(const GemmOptions& o) {
   const TensorInfo& a = **ta;
   const TensorInfo& b = **tb;
   if (a.shape[1] != b.shape[1])
-    return bad_input(o.input, fmt::format("a is {} x {} and b is {} x {}: K differs ({} vs {}); b is "
-                                          "given as N x K (mat2 transposed)",
-                                          a.shape[0], a.shape[1], b.shape[0], b.shape[1], a.shape[1], b.shape[1]));
+    return bad_input(
+        o.input,
+        fmt::format("a is {} x {} and b is {} x {}: K differs ({} vs {}); b is "
+                    "given as N x K (mat2 transposed)",
+                    a.shape[0], a.shape[1], b.shape[0], b.shape[1], a.shape[1], b.shape[1]));
   const auto out_dtype = format_from_name(o.out_dtype);
-  if (!out_dtype) return Error(Errc::invalid_argument, "--out-dtype '" + o.out_dtype + "' is not a dtype");
+  if (!out_dtype)
+    return Error(Errc::invalid_argument, "--out-dtype '" + o.out_dtype + "' is not a dtype");
 
   ScaledMmCall call;
   call.m = a.shape[0];
@@ -111,20 +119,22 @@ Result<int> run_gemm(const GemmOptions& o) {
   auto profile = load_profile(o.profile);
   if (!profile) return profile.error();
   ResolveOptions resolve;
-  if (o.splits > 0) resolve.known_split_k = o.splits;
+  resolve.known_split_k = o.splits;
   if (o.workspace >= 0) resolve.workspace_bytes = o.workspace;
   if (o.sm_count > 0) resolve.sm_count = o.sm_count;
   auto plan = profile->resolve(call, resolve);
   if (!plan) return plan.error();
   if (!plan->envelope.inside) {
-    if (o.strict_envelope) return Error(Errc::unsupported, "outside the envelope: " + plan->envelope.reason);
+    if (o.strict_envelope)
+      return Error(Errc::unsupported, "outside the envelope: " + plan->envelope.reason);
     spdlog::warn("outside the validated envelope: {}", plan->envelope.reason);
   }
-  spdlog::debug("{}x{}x{} with profile {}: preset {}, algorithm {}, split-K {} ({})", call.m, call.n,
-               call.k, plan->profile, plan->preset->name, plan->algorithm.name, plan->split_k,
-               plan->split_k_source);
+  spdlog::debug("{}x{}x{} with profile {}: preset {}, algorithm {}, split-K {} ({})", call.m,
+                call.n, call.k, plan->profile, plan->preset->name, plan->algorithm.name,
+                plan->split_k, plan->split_k_source);
   if (!plan->heuristic_device.empty())
-    spdlog::debug("split-K count {} as cuBLASLt chooses it on {}", plan->split_k, plan->heuristic_device);
+    spdlog::debug("split-K count {} as cuBLASLt chooses it on {}", plan->split_k,
+                  plan->heuristic_device);
   auto backend = open_backend(o.backend);
   if (!backend) return backend.error();
   auto out = emulate(*plan, call, *backend);
@@ -138,9 +148,10 @@ Result<int> run_gemm(const GemmOptions& o) {
       {"split_k_source", plan->split_k_source},
       {"heuristic_device", plan->heuristic_device},
       {"inside_envelope", plan->envelope.inside ? "true" : "false"}};
-  const TensorToWrite tensor{"out", std::string(describe(call.out_dtype).safetensors_dtype),
-                             {call.m, call.n}, *out};
-  if (auto ok = write_safetensors(o.output, std::span(&tensor, 1), metadata); !ok) return ok.error();
+  const TensorToWrite tensor{
+      "out", std::string(describe(call.out_dtype).safetensors_dtype), {call.m, call.n}, *out};
+  if (auto ok = write_safetensors(o.output, std::span(&tensor, 1), metadata); !ok)
+    return ok.error();
   if (o.json) {
     nlohmann::json j = metadata;
     j["out"] = o.output;
@@ -158,22 +169,30 @@ Runner setup_gemm(CLI::App& app) {
   app.add_option("--in", o->input, "safetensors file holding a (M x K) and b (N x K)")->required();
   app.add_option("--out", o->output, "safetensors file to write (tensor 'out', M x N)")->required();
   app.add_option("--a", o->a, "name of the A tensor")->capture_default_str();
-  app.add_option("--b", o->b, "name of the B tensor (N x K, i.e. mat2 transposed)")->capture_default_str();
-  app.add_option("--scale-a", o->scale_a, "tensorwise scale, or the name of an M x 1 F32 tensor")->capture_default_str();
-  app.add_option("--scale-b", o->scale_b, "tensorwise scale, or the name of a 1 x N F32 tensor")->capture_default_str();
+  app.add_option("--b", o->b, "name of the B tensor (N x K, i.e. mat2 transposed)")
+      ->capture_default_str();
+  app.add_option("--scale-a", o->scale_a, "tensorwise scale, or the name of an M x 1 F32 tensor")
+      ->capture_default_str();
+  app.add_option("--scale-b", o->scale_b, "tensorwise scale, or the name of a 1 x N F32 tensor")
+      ->capture_default_str();
   app.add_option("--bias", o->bias, "name of a BF16/F16 bias tensor of N elements");
   app.add_option("--profile", o->profile, "profile name or JSON file")->capture_default_str();
-  app.add_option("--out-dtype", o->out_dtype, "bf16, f16, f32, f8_e4m3 or f8_e5m2")->capture_default_str();
+  app.add_option("--out-dtype", o->out_dtype, "bf16, f16, f32, f8_e4m3 or f8_e5m2")
+      ->capture_default_str();
   app.add_flag("--fast-accum", o->fast_accum, "use_fast_accum=True");
   app.add_option("--n-full", o->n_full, "N the call ran at, when b holds only its first rows");
-  app.add_option("--splits", o->splits, "the split-K count the library used, where known (e.g. logged by mmaemu record)");
+  app.add_option("--splits", o->splits,
+                 "the split-K count the library used, where known (e.g. logged by mmaemu record)");
   app.add_option("--sm-count", o->sm_count,
-                 "emulate cuBLASLt's split-K choice on a GPU with this many SMs (default: the profile's reference "
+                 "emulate cuBLASLt's split-K choice on a GPU with this many SMs (default: the "
+                 "profile's reference "
                  "GPU; 114: an H100 PCIe)")
       ->check(CLI::Range(1, 4096));
-  app.add_option("--workspace", o->workspace, "cuBLASLt's workspace in bytes (default: torch's 1 MiB)")
+  app.add_option("--workspace", o->workspace,
+                 "cuBLASLt's workspace in bytes (default: torch's 1 MiB)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
-  app.add_flag("--strict-envelope", o->strict_envelope, "refuse calls outside the profile's envelope");
+  app.add_flag("--strict-envelope", o->strict_envelope,
+               "refuse calls outside the profile's envelope");
   app.add_option("--backend", o->backend, kBackendHelp)->capture_default_str();
   app.add_flag("--json", o->json, "print a JSON summary to stdout");
   return [o] { return run_gemm(*o); };

@@ -104,6 +104,10 @@ check("gemm writes its plan into the file's metadata",
       header.get("__metadata__", {}).get("algorithm", "").startswith("cublaslt_nvjet"), header.get("__metadata__"))
 leftovers = [p.name for p in tmp.iterdir() if ".tmp" in p.name]
 check("gemm leaves no temporary file", not leftovers, leftovers)
+# A split count is bounded before anything is sized by it (2e9 once ran without end).
+for splits in ("2000000000", "0"):
+    expect_error(f"gemm refuses --splits {splits}", ["gemm", "--in", subset / "dev_001.safetensors", "--out", tmp / "s.safetensors",
+                 "--splits", splits], lambda c: c == 2, "split count" if splits != "0" else "")
 
 # bad input
 good = subset / "dev_001.safetensors"

@@ -24,8 +24,8 @@ struct ScratchSet {
 
   ScratchSet() {
     static int counter = 0;
-    dir = fs::temp_directory_path() / ("mmaemu-truth-test-" + std::to_string(getpid()) + "-" +
-                                       std::to_string(counter++));
+    dir = fs::temp_directory_path() /
+          ("mmaemu-truth-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
     fs::create_directories(dir);
     const fs::path source = testing::bundled_truth();
     std::ifstream in(source / "manifest.json");
@@ -47,7 +47,8 @@ struct ScratchSet {
   void write(bool rehash) {
     if (rehash) manifest["files"]["dev_001.safetensors"] = sha256_bytes(file);
     std::ofstream(dir / "dev_001.safetensors", std::ios::binary)
-        .write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));
+        .write(reinterpret_cast<const char*>(file.data()),
+               static_cast<std::streamsize>(file.size()));
     std::ofstream(dir / "manifest.json") << manifest.dump(1);
   }
   // Replaces the safetensors header with `header` (keeping the data section).
@@ -166,6 +167,54 @@ TEST_CASE("data offsets past the end are refused", "[truth]") {
   CHECK(error->code() == Errc::malformed);
 }
 
+TEST_CASE("tensors that share bytes are refused, naming both", "[truth]") {
+  ScratchSet s;
+  auto h = s.header();
+  // b starts where a does: the same bytes claimed twice (sizes unchanged, so only the overlap is
+  // wrong).
+  const uint64_t a_begin = h["a"]["data_offsets"][0];
+  const uint64_t b_size =
+      h["b"]["data_offsets"][1].get<uint64_t>() - h["b"]["data_offsets"][0].get<uint64_t>();
+  h["b"]["data_offsets"] = {a_begin, a_begin + b_size};
+  s.set_header(h);
+  s.write(true);
+  auto error = s.load_and_replay();
+  REQUIRE(error);
+  CHECK(error->code() == Errc::malformed);
+  CHECK_THAT(error->message(), Catch::Contains("overlap"));
+}
+
+TEST_CASE("two recordings of one id are refused", "[truth]") {
+  ScratchSet s;
+  s.manifest["recordings"][1]["id"] = s.manifest["recordings"][0]["id"];
+  s.write(false);
+  auto error = s.load_and_replay();
+  REQUIRE(error);
+  CHECK(error->code() == Errc::malformed);
+  CHECK_THAT(error->message(), Catch::Contains("used by an earlier recording"));
+}
+
+TEST_CASE("a file changed after the set was loaded is refused when it is read", "[truth]") {
+  ScratchSet s;
+  s.write(true);
+  auto set = load_truth_set(s.dir);
+  REQUIRE(set.ok());
+  // Altered between the load and the replay: the bytes replayed are the bytes checked.
+  s.file[s.file.size() / 2] ^= 1;
+  s.write(false);
+  auto file = open_recording_file(*set, set->recordings.front());
+  REQUIRE_FALSE(file.ok());
+  CHECK(file.error().code() == Errc::hash_mismatch);
+}
+
+TEST_CASE("a zero-sized tensor counts zero elements whatever its other dimensions", "[truth]") {
+  TensorInfo t;
+  t.shape = {int64_t{1} << 40, int64_t{1} << 40, 0};
+  CHECK(t.element_count() == 0);
+  t.shape = {3, 5};
+  CHECK(t.element_count() == 15);
+}
+
 TEST_CASE("every truncation and random corruption of a safetensors file fails cleanly", "[truth]") {
   ScratchSet s;
   for (size_t length = 0; length < s.file.size(); length += (length < 600 ? 1 : 97)) {
@@ -176,7 +225,8 @@ TEST_CASE("every truncation and random corruption of a safetensors file fails cl
   std::mt19937 rng(42);
   for (int trial = 0; trial < 2000; ++trial) {
     std::vector<uint8_t> bad = s.file;
-    for (int flips = 0; flips < 4; ++flips) bad[rng() % std::min<size_t>(bad.size(), 700)] = static_cast<uint8_t>(rng());
+    for (int flips = 0; flips < 4; ++flips)
+      bad[rng() % std::min<size_t>(bad.size(), 700)] = static_cast<uint8_t>(rng());
     auto parsed = SafetensorsFile::parse(bad, "corrupt");
     if (parsed.ok())
       for (const auto& t : parsed->tensors()) CHECK(parsed->data(t).size() == t.end - t.begin);
@@ -195,7 +245,8 @@ TEST_CASE("write_safetensors round-trips and leaves no temporary file", "[truth]
   auto data = back->data(*back->find("x"));
   CHECK(std::vector<uint8_t>(data.begin(), data.end()) == bytes);
   int files = 0;
-  for (auto& e : fs::directory_iterator(s.dir)) files += e.path().filename() == "x.safetensors" ? 1 : 10;
+  for (auto& e : fs::directory_iterator(s.dir))
+    files += e.path().filename() == "x.safetensors" ? 1 : 10;
   CHECK(files == 1);
   const TensorToWrite wrong{"y", "BF16", {3}, bytes};
   CHECK_FALSE(write_safetensors(s.dir / "y.safetensors", std::span(&wrong, 1)).ok());

@@ -31,6 +31,9 @@ struct SplitKEntry {
   std::string evidence;
 };
 
+// The most split-K slices a plan may have (a known count above it is refused).
+inline constexpr int64_t kMaxSplitK = 4096;
+
 // What the caller knows about the library run being emulated.
 struct ResolveOptions {
   // The split count the library used, where known (a recording that logged it, or the user).

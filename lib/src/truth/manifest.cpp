@@ -186,6 +186,7 @@ Result<TruthSet> load_truth_set(const std::filesystem::path& directory,
   }
   if (!m.contains("recordings") || !m["recordings"].is_array())
     return Error(Errc::malformed, where + ": field 'recordings' must be an array");
+  std::set<std::string> ids;
   for (size_t i = 0; i < m["recordings"].size(); ++i) {
     const json& r = m["recordings"][i];
     std::string label = where + ": recordings[" + std::to_string(i) + "]";
@@ -193,6 +194,10 @@ Result<TruthSet> load_truth_set(const std::filesystem::path& directory,
       label += " (" + r["id"].get<std::string>() + ")";
     auto rec = parse_recording(label, r);
     if (!rec) return rec.error();
+    // Ids name recordings in logs and --only: two of one id would make both ambiguous.
+    if (!ids.insert(rec->id).second)
+      return Error(Errc::malformed,
+                   label + ": id '" + rec->id + "' is used by an earlier recording");
     if (!set.files.count(rec->file))
       return Error(Errc::malformed, label + ": file '" + rec->file + "' is not listed in 'files'");
     set.recordings.push_back(std::move(rec).value());
