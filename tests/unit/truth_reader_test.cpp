@@ -7,7 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "../../lib/src/truth/json_nesting.hpp"
+#include "mmaemu/profile.hpp"
 #include "mmaemu/replay.hpp"
+#include "mmaemu/safetensors.hpp"
 #include "mmaemu/truth.hpp"
 #include "truth_location.hpp"
 
@@ -205,6 +208,33 @@ TEST_CASE("a file changed after the set was loaded is refused when it is read", 
   auto file = open_recording_file(*set, set->recordings.front());
   REQUIRE_FALSE(file.ok());
   CHECK(file.error().code() == Errc::hash_mismatch);
+}
+
+TEST_CASE("JSON nested past the limit is refused before it is parsed", "[truth]") {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  ScratchSet s;
+  std::string manifest = s.manifest.dump();
+  manifest.insert(manifest.rfind('}'), ", \"deep\": " + deep);
+  s.write(true);
+  std::ofstream(s.dir / "manifest.json") << manifest;
+  auto set = load_truth_set(s.dir);
+  REQUIRE_FALSE(set.ok());
+  CHECK(set.error().code() == Errc::malformed);
+  CHECK_THAT(set.error().message(), Catch::Contains("nests deeper than 64"));
+  auto profile = parse_profile(deep, "deep.json");
+  REQUIRE_FALSE(profile.ok());
+  CHECK_THAT(profile.error().message(), Catch::Contains("nests deeper"));
+  // A safetensors header of unclosed brackets.
+  std::vector<uint8_t> file(8, 0);
+  const std::string header(1000, '[');
+  for (int i = 0; i < 8; ++i) file[i] = static_cast<uint8_t>(uint64_t{header.size()} >> (8 * i));
+  file.insert(file.end(), header.begin(), header.end());
+  auto st = SafetensorsFile::parse(file, "deep.safetensors");
+  REQUIRE_FALSE(st.ok());
+  CHECK_THAT(st.error().message(), Catch::Contains("nests deeper"));
+  // Brackets inside strings do not count.
+  CHECK(json_nesting("{\"a\": \"[[[[[[\\\"]\"}") == 1);
+  CHECK(json_nesting(std::string(64, '[')) == 64);
 }
 
 TEST_CASE("a zero-sized tensor counts zero elements whatever its other dimensions", "[truth]") {

@@ -1,4 +1,5 @@
 // The split-K model: rules, swept grids and swept points, and the decision for one call.
+#include "../truth/json_nesting.hpp"
 #include "mmaemu/split_k.hpp"
 
 #include <fmt/format.h>
@@ -468,6 +469,8 @@ SplitKDecision decide_split_k(const SplitKModel& model, const SplitKConfig& conf
 }
 
 Result<SplitKModel> parse_split_k_model(std::string_view text, const std::string& origin) {
+  if (json_nesting(text) > kMaxJsonNesting)
+    return bad(origin, "JSON nests deeper than " + std::to_string(kMaxJsonNesting) + " levels");
   json j = json::parse(text.begin(), text.end(), nullptr, false);
   if (j.is_discarded() || !j.is_object()) return bad(origin, "not a JSON object");
   if (j.value("format", "") != "mmaemu-split-k/1")

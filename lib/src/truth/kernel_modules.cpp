@@ -1,4 +1,5 @@
 #include "mmaemu/kernel_modules.hpp"
+#include "json_nesting.hpp"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -15,8 +16,12 @@ using nlohmann::json;
 Result<json> read_json(const fs::path& path) {
   auto bytes = read_file_bytes(path);
   if (!bytes) return bytes.error();
+  if (json_nesting({reinterpret_cast<const char*>(bytes->data()), bytes->size()}) > kMaxJsonNesting)
+    return Error(Errc::malformed, path.string() + ": JSON nests deeper than " +
+                                      std::to_string(kMaxJsonNesting) + " levels");
   json j = json::parse(bytes->begin(), bytes->end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return Error(Errc::malformed, path.string() + ": not a JSON object");
+  if (j.is_discarded() || !j.is_object())
+    return Error(Errc::malformed, path.string() + ": not a JSON object");
   return j;
 }
 
@@ -34,7 +39,8 @@ std::vector<std::string> kernel_modules_in(const fs::path& kernels_dir) {
   std::vector<std::string> modules;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(kernels_dir, ec))
-    if (entry.is_directory() && fs::exists(entry.path() / "spec.json")) modules.push_back(entry.path().filename().string());
+    if (entry.is_directory() && fs::exists(entry.path() / "spec.json"))
+      modules.push_back(entry.path().filename().string());
   std::sort(modules.begin(), modules.end());
   return modules;
 }
@@ -45,15 +51,18 @@ Result<KernelSpec> load_kernel_spec(const fs::path& kernels_dir, const std::stri
   if (!j) return j.error();
   KernelSpec s;
   s.module = j->value("module", std::string());
-  if (s.module != module) return Error(Errc::malformed, path.string() + ": module must be \"" + module + "\"");
+  if (s.module != module)
+    return Error(Errc::malformed, path.string() + ": module must be \"" + module + "\"");
   s.description = j->value("description", std::string());
   s.sources = strings(*j, "sources");
   s.headers = strings(*j, "headers");
   s.sass = strings(*j, "sass");
   s.ptx = strings(*j, "ptx");
   s.nvcc_flags = strings(*j, "nvcc_flags");
-  if (s.sources.empty()) return Error(Errc::malformed, path.string() + ": sources must name at least one file");
-  if (s.sass.empty() && s.ptx.empty()) return Error(Errc::malformed, path.string() + ": no sass or ptx architecture");
+  if (s.sources.empty())
+    return Error(Errc::malformed, path.string() + ": sources must name at least one file");
+  if (s.sass.empty() && s.ptx.empty())
+    return Error(Errc::malformed, path.string() + ": no sass or ptx architecture");
   return s;
 }
 
@@ -73,8 +82,8 @@ Result<std::string> kernel_source_sha256(const fs::path& kernels_dir, const Kern
   return sha256_bytes(all);
 }
 
-Result<FatbinCheck> check_fatbins(const fs::path& kernels_dir, const fs::path& bin_dir, bool require_manifest,
-                                  bool sources) {
+Result<FatbinCheck> check_fatbins(const fs::path& kernels_dir, const fs::path& bin_dir,
+                                  bool require_manifest, bool sources) {
   FatbinCheck check;
   const fs::path manifest_path = bin_dir / "manifest.json";
   if (!fs::exists(manifest_path)) {
@@ -90,14 +99,17 @@ Result<FatbinCheck> check_fatbins(const fs::path& kernels_dir, const fs::path& b
     ++check.modules;
     const fs::path fatbin = bin_dir / entry.value("fatbin", module + ".fatbin");
     auto hash = sha256_file(fatbin);
-    if (!hash) check.problems.push_back(module + ": " + fatbin.string() + " is missing");
+    if (!hash)
+      check.problems.push_back(module + ": " + fatbin.string() + " is missing");
     else if (*hash != entry.value("sha256", std::string()))
-      check.problems.push_back(module + ": " + fatbin.string() + " does not match the manifest's sha256");
+      check.problems.push_back(module + ": " + fatbin.string() +
+                               " does not match the manifest's sha256");
   }
   if (sources)
     for (const auto& module : kernel_modules_in(kernels_dir)) {
       if (!modules.contains(module)) {
-        check.problems.push_back(module + ": not in the manifest (run mmaemu build-fatbin --release)");
+        check.problems.push_back(module +
+                                 ": not in the manifest (run mmaemu build-fatbin --release)");
         continue;
       }
       auto spec = load_kernel_spec(kernels_dir, module);
@@ -105,7 +117,8 @@ Result<FatbinCheck> check_fatbins(const fs::path& kernels_dir, const fs::path& b
       auto hash = kernel_source_sha256(kernels_dir, *spec);
       if (!hash) return hash.error();
       if (*hash != modules[module].value("source_sha256", std::string()))
-        check.problems.push_back(module + ": sources changed since its fatbin was built (stale fatbin)");
+        check.problems.push_back(module +
+                                 ": sources changed since its fatbin was built (stale fatbin)");
     }
   return check;
 }
