@@ -4,6 +4,7 @@
 
 #include "mmaemu/gpu_family.hpp"
 #include "mmaemu/profile.hpp"
+#include "mmaemu/scaled_mm.hpp"
 
 using namespace mmaemu;
 
@@ -199,4 +200,24 @@ TEST_CASE("a profile with the sweep tables the split-K model replaced is refused
   REQUIRE_FALSE(p.ok());
   CHECK_THAT(p.error().message(), Catch::Contains("split_k.sweeps"));
   CHECK_THAT(p.error().message(), Catch::Contains("split_k.model"));
+}
+
+TEST_CASE("a call whose output cannot be held is refused before anything is allocated",
+          "[profile][gemm]") {
+  // m = n = 2^32: the output's byte count wraps 64 bits.
+  ScaledMmCall huge = shape(int64_t{1} << 32, int64_t{1} << 32, 16);
+  huge.out_dtype = Format::f32;
+  auto ok = validate(huge);
+  REQUIRE_FALSE(ok.ok());
+  CHECK(ok.error().code() == Errc::invalid_argument);
+  CHECK_THAT(ok.error().message(), Catch::Contains("does not fit a 64-bit byte count"));
+  // One MiB of operands (K = 1) naming 4 TiB of output: more than any machine here holds.
+  ScaledMmCall wide = shape(1 << 20, 1 << 20, 1);
+  wide.out_dtype = Format::f32;
+  const std::vector<uint8_t> operand(size_t{1} << 20, 0x38);
+  wide.a = operand;
+  wide.b = operand;
+  ok = validate(wide);
+  REQUIRE_FALSE(ok.ok());
+  CHECK_THAT(ok.error().message(), Catch::Contains("more than this machine's"));
 }

@@ -1,5 +1,6 @@
 // The GEMM oracle: how the library composes tensor-core steps into one output element. One
 // function per stage: step chain, promotion into FP32, split-K reduction, the call.
+#include <unistd.h>
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -63,6 +64,16 @@ uint32_t oracle_dot_f32(const Plan& plan, const ScaledMmCall& call, int64_t row,
   return total;
 }
 
+namespace {
+
+// Physical memory (0 where the system does not say).
+uint64_t physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+}
+
+}  // namespace
+
 Result<void> validate(const ScaledMmCall& call) {
   auto fail = [](const std::string& what) { return Error(Errc::invalid_argument, what); };
   if (call.m <= 0 || call.n <= 0 || call.k <= 0)
@@ -74,6 +85,20 @@ Result<void> validate(const ScaledMmCall& call) {
       return fail("operand dtype " + std::string(describe(f).name) + " is not an FP8 format");
   if (call.a_dtype == Format::f8_e5m2 && call.b_dtype == Format::f8_e5m2)
     return fail("f8_e5m2 x f8_e5m2 is not supported by torch._scaled_mm");
+  // The output is sized from m x n: its byte count must not wrap (m = n = 2^31 once gave an
+  // empty buffer written past its end), and must fit the machine's memory, so that a small input
+  // naming a huge output is refused instead of allocated.
+  int64_t out_elements = 0, out_bytes = 0;
+  if (__builtin_mul_overflow(call.m, call.n, &out_elements) ||
+      __builtin_mul_overflow(out_elements, int64_t{describe(call.out_dtype).storage_bytes()},
+                             &out_bytes))
+    return fail("an output of m x n = " + std::to_string(call.m) + " x " + std::to_string(call.n) +
+                " elements does not fit a 64-bit byte count");
+  if (const uint64_t memory = physical_memory_bytes();
+      memory > 0 && static_cast<uint64_t>(out_bytes) > memory)
+    return fail("an output of m x n = " + std::to_string(call.m) + " x " + std::to_string(call.n) +
+                " takes " + std::to_string(out_bytes) + " bytes, more than this machine's " +
+                std::to_string(memory) + " bytes of memory");
   if (call.a.size() != static_cast<size_t>(call.m * call.k))
     return fail("a holds " + std::to_string(call.a.size()) + " elements, m x k = " +
                 std::to_string(call.m * call.k));
