@@ -191,16 +191,15 @@ Result<Profile> parse_profile(std::string_view json_text, const std::string& ori
 Result<Plan> Profile::resolve(const ScaledMmCall& call, const ResolveOptions& options) const {
   const std::optional<int>& known_split_k = options.known_split_k;
   // A count given with the call (a recording's, --splits) is bounded before anything is sized by
-  // it: at least one element of K per slice, and no more slices than kMaxSplitK (cuBLASLt's
-  // heuristic never chose more than the SM count, 132 on the H200).
-  if (known_split_k &&
-      (*known_split_k < 1 ||
-       *known_split_k > std::min<int64_t>(std::max<int64_t>(call.k, 1), kMaxSplitK)))
+  // it: at most one slice per 32 elements of K (cuBLASLt's slices are far longer) and no more than
+  // kMaxSplitK (its heuristic never chose more than the SM count, 132 on the H200).
+  const int64_t most_splits =
+      std::min<int64_t>(std::max<int64_t>((call.k + 31) / 32, 1), kMaxSplitK);
+  if (known_split_k && (*known_split_k < 1 || *known_split_k > most_splits))
     return Error(Errc::invalid_argument,
                  "split count " + std::to_string(*known_split_k) + " is not between 1 and " +
-                     std::to_string(std::min<int64_t>(std::max<int64_t>(call.k, 1), kMaxSplitK)) +
-                     " (K = " + std::to_string(call.k) + ", at most " + std::to_string(kMaxSplitK) +
-                     " slices)");
+                     std::to_string(most_splits) + " (ceil(K / 32) for K = " +
+                     std::to_string(call.k) + ", at most " + std::to_string(kMaxSplitK) + ")");
   const std::optional<int64_t>& workspace = options.workspace_bytes;
   const bool rowwise = call.scale_a.rowwise();
   const ProfileRule* rule = nullptr;

@@ -10,7 +10,10 @@ namespace mmaemu {
 Result<std::vector<uint8_t>> read_file_bytes(const std::filesystem::path& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
-    return Error(Errc::io, path.string() + ": no such file");
+    // A FIFO or a device would be read without end; a directory is not data.
+    return Error(Errc::io, path.string() + (std::filesystem::exists(path, ec)
+                                                ? ": not a regular file (a directory, FIFO or device)"
+                                                : ": no such file"));
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error(Errc::io, path.string() + ": cannot open: " + std::strerror(errno));
   std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
