@@ -71,6 +71,7 @@ Result<Scales> read_scale(const SafetensorsFile& f, const std::string& text, con
 }
 
 Result<int> run_gemm(const GemmOptions& o) {
+  if (auto ok = check_output_path(o.output, {o.input}); !ok) return ok.error();
   auto file = SafetensorsFile::read(o.input);
   if (!file) return file.error();
   auto ta = fp8_matrix(*file, o.a);

@@ -67,6 +67,8 @@ Result<int> run_replay(const ReplayOptions& o) {
   auto opened = open_backend(o.backend);
   if (!opened) return opened.error();
   const Backend backend = *opened;
+  if (!o.json_path.empty())
+    if (auto ok = check_output_path(o.json_path, {}, {o.truth_dir}); !ok) return ok.error();
   auto set = load_truth_set(o.truth_dir);
   if (!set) return set.error();
   std::string profile_name = o.profile;

@@ -104,6 +104,20 @@ check("gemm writes its plan into the file's metadata",
       header.get("__metadata__", {}).get("algorithm", "").startswith("cublaslt_nvjet"), header.get("__metadata__"))
 leftovers = [p.name for p in tmp.iterdir() if ".tmp" in p.name]
 check("gemm leaves no temporary file", not leftovers, leftovers)
+# Outputs never destroy inputs or special files.
+victim = tmp / "victim.safetensors"
+victim.write_bytes((subset / "dev_001.safetensors").read_bytes())
+before = victim.read_bytes()
+expect_error("gemm refuses to write over its input", ["gemm", "--in", victim, "--out", victim], lambda c: c == 2,
+             "an input of this command")
+check("gemm left its input as it was", victim.read_bytes() == before, "")
+expect_error("replay refuses to write into the set it reads", ["replay", "--truth-dir", subset, "--json", subset / "manifest.json"],
+             lambda c: c == 2, "a folder this command reads")
+link = tmp / "link.safetensors"
+link.symlink_to(tmp / "elsewhere.safetensors")
+expect_error("gemm refuses to replace a symlink at its output", ["gemm", "--in", victim, "--out", link], lambda c: c == 3,
+             "not a regular file")
+check("the symlink is still a symlink", link.is_symlink(), "")
 # A split count is bounded before anything is sized by it (2e9 once ran without end).
 for splits in ("2000000000", "0"):
     expect_error(f"gemm refuses --splits {splits}", ["gemm", "--in", subset / "dev_001.safetensors", "--out", tmp / "s.safetensors",

@@ -4,6 +4,7 @@
 // error naming the file and the tensor, never an out-of-bounds read.
 #pragma once
 
+#include <initializer_list>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -67,5 +68,11 @@ int safetensors_dtype_size(std::string_view dtype);
 Result<std::vector<uint8_t>> read_file_bytes(const std::filesystem::path& path);
 Result<void> write_file_atomically(const std::filesystem::path& path, std::span<const uint8_t> bytes);
 Result<void> write_file_atomically(const std::filesystem::path& path, std::string_view text);
+// Refuses, before any work, an output path that is one of the command's input files or lies in a
+// folder it reads (a truth set): `gemm --in X --out X` or `replay --json SET/manifest.json` would
+// destroy what they read.
+Result<void> check_output_path(const std::filesystem::path& out,
+                               std::initializer_list<std::filesystem::path> input_files,
+                               std::initializer_list<std::filesystem::path> input_folders = {});
 
 }  // namespace mmaemu

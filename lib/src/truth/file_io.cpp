@@ -1,3 +1,5 @@
+#include <fcntl.h>
+#include <unistd.h>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -11,32 +13,46 @@ Result<std::vector<uint8_t>> read_file_bytes(const std::filesystem::path& path) 
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
     // A FIFO or a device would be read without end; a directory is not data.
-    return Error(Errc::io, path.string() + (std::filesystem::exists(path, ec)
-                                                ? ": not a regular file (a directory, FIFO or device)"
-                                                : ": no such file"));
+    return Error(Errc::io,
+                 path.string() + (std::filesystem::exists(path, ec)
+                                      ? ": not a regular file (a directory, FIFO or device)"
+                                      : ": no such file"));
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error(Errc::io, path.string() + ": cannot open: " + std::strerror(errno));
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
   if (in.bad()) return Error(Errc::io, path.string() + ": read error");
   return bytes;
 }
 
 Result<void> write_file_atomically(const std::filesystem::path& path,
                                    std::span<const uint8_t> bytes) {
+  // Only a regular file (or nothing) is replaced: a symlink, FIFO or device at the output path
+  // would otherwise become a regular file (as root, --out /dev/null would replace the system's).
+  std::error_code ec;
+  const auto status = std::filesystem::symlink_status(path, ec);
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+    return Error(Errc::io, path.string() +
+                               ": not a regular file (a symlink, directory, FIFO or device); not "
+                               "replaced");
   std::random_device entropy;
   const auto temp = path.string() + ".tmp" + std::to_string(entropy() % 1000000);
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) return Error(Errc::io, path.string() + ": cannot create: " + std::strerror(errno));
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(temp, ignored);
-      return Error(Errc::io, path.string() + ": write failed");
-    }
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return Error(Errc::io, path.string() + ": cannot create: " + std::strerror(errno));
+  size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    written += static_cast<size_t>(n);
   }
-  std::error_code ec;
+  // On disk before the rename: a crash then leaves the old file or the new one, never a torn one.
+  const bool ok = written == bytes.size() && ::fsync(fd) == 0;
+  ::close(fd);
+  if (!ok) {
+    std::filesystem::remove(temp, ec);
+    return Error(Errc::io, path.string() + ": write failed: " + std::strerror(errno));
+  }
   std::filesystem::rename(temp, path, ec);
   if (ec) {
     std::filesystem::remove(temp, ec);
@@ -46,7 +62,26 @@ Result<void> write_file_atomically(const std::filesystem::path& path,
 }
 
 Result<void> write_file_atomically(const std::filesystem::path& path, std::string_view text) {
-  return write_file_atomically(path, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  return write_file_atomically(
+      path, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+}
+
+Result<void> check_output_path(const std::filesystem::path& out,
+                               std::initializer_list<std::filesystem::path> input_files,
+                               std::initializer_list<std::filesystem::path> input_folders) {
+  std::error_code ec;
+  for (const auto& in : input_files)
+    if (std::filesystem::equivalent(out, in, ec))
+      return Error(Errc::invalid_argument, out.string() +
+                                               ": the output is an input of this command (" +
+                                               in.string() + "); not overwritten");
+  const auto parent = std::filesystem::absolute(out, ec).parent_path();
+  for (const auto& folder : input_folders)
+    if (std::filesystem::equivalent(parent, folder, ec))
+      return Error(Errc::invalid_argument, out.string() + ": the output lies in " +
+                                               folder.string() +
+                                               ", a folder this command reads; not written there");
+  return {};
 }
 
 }  // namespace mmaemu
