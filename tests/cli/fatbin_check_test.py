@@ -47,7 +47,16 @@ with tempfile.TemporaryDirectory() as tmp:
     fatbin.write_bytes(data)
     code, out = run("check-dist", "--verify-manifest", "--dist", tree / "kernels" / "bin")
     check("check-dist fails on a changed fatbin", code == 1 and "probes" in out and "sha256" in out, out)
-    (tree / "kernels" / "bin" / "manifest.json").unlink()
+    manifest_path = tree / "kernels" / "bin" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    for field, value in [("sha256", 12345), ("fatbin", ["x"]), ("sass", [90])]:
+        bad = json.loads(json.dumps(manifest))
+        bad["modules"]["v1"][field] = value
+        manifest_path.write_text(json.dumps(bad))
+        code, out = run("check-dist", "--verify-manifest", "--dist", tree / "kernels" / "bin")
+        check(f"check-dist refuses a manifest whose {field} has the wrong type (exit 4, not 70)",
+              code == 4 and f"modules.v1.{field}" in out, out)
+    manifest_path.unlink()
     code, out = run("build-fatbin", "--check", "--require-manifest", "--source", tree)
     check("a missing manifest fails with --require-manifest", code == 1 and "missing" in out, out)
 

@@ -15,11 +15,20 @@ namespace fs = std::filesystem;
 namespace mmaemu {
 namespace {
 
-std::string source_hash_in(const nlohmann::json& manifest, const std::string& module) {
-  if (!manifest.is_object() || !manifest.contains("modules") ||
+// modules.<module>.<key> where it is a string, else "": a manifest of another shape (a number
+// where a hash belongs) is one that does not vouch for the fatbin, not an exception.
+std::string module_field(const nlohmann::json& manifest, const std::string& module,
+                         const char* key) {
+  if (!manifest.is_object() || !manifest.contains("modules") || !manifest["modules"].is_object() ||
       !manifest["modules"].contains(module))
     return {};
-  return manifest["modules"][module].value("source_sha256", std::string());
+  const auto& entry = manifest["modules"][module];
+  if (!entry.is_object() || !entry.contains(key) || !entry[key].is_string()) return {};
+  return entry[key].get<std::string>();
+}
+
+std::string source_hash_in(const nlohmann::json& manifest, const std::string& module) {
+  return module_field(manifest, module, "source_sha256");
 }
 
 }  // namespace
@@ -55,7 +64,7 @@ FatbinSearch find_installed_fatbin(const std::string& module, const std::vector<
       pass_over(image.error().message());
       continue;
     }
-    const std::string sha = manifest["modules"][module].value("sha256", std::string());
+    const std::string sha = module_field(manifest, module, "sha256");
     if (sha256_bytes(*image) != sha) {
       pass_over("its sha256 differs from manifest.json's");
       continue;

@@ -25,6 +25,13 @@ Result<json> read_json(const fs::path& path) {
   return j;
 }
 
+bool strings_only(const json& j) {
+  if (!j.is_array()) return false;
+  for (const auto& x : j)
+    if (!x.is_string()) return false;
+  return true;
+}
+
 std::vector<std::string> strings(const json& j, const char* key) {
   std::vector<std::string> v;
   if (j.contains(key) && j[key].is_array())
@@ -95,6 +102,21 @@ Result<FatbinCheck> check_fatbins(const fs::path& kernels_dir, const fs::path& b
   if (!manifest->contains("modules") || !(*manifest)["modules"].is_object())
     return Error(Errc::malformed, manifest_path.string() + ": modules must be an object");
   const json& modules = (*manifest)["modules"];
+  // Each entry an object whose fatbin, sha256 and source_sha256 are strings: a manifest of
+  // another shape is malformed, named with the field (not an exception, exit 70).
+  for (const auto& [module, entry] : modules.items()) {
+    if (!entry.is_object())
+      return Error(Errc::malformed,
+                   manifest_path.string() + ": modules." + module + " must be an object");
+    for (const char* key : {"fatbin", "sha256", "source_sha256"})
+      if (entry.contains(key) && !entry[key].is_string())
+        return Error(Errc::malformed, manifest_path.string() + ": modules." + module + "." + key +
+                                          " must be a string");
+    for (const char* key : {"sass", "ptx"})
+      if (entry.contains(key) && !strings_only(entry[key]))
+        return Error(Errc::malformed, manifest_path.string() + ": modules." + module + "." + key +
+                                          " must be a list of strings");
+  }
   for (const auto& [module, entry] : modules.items()) {
     ++check.modules;
     const fs::path fatbin = bin_dir / entry.value("fatbin", module + ".fatbin");
