@@ -11,6 +11,10 @@
 #   dense32x114, dense4         32 MiB at an SM-count target of 114; 4 MiB at 132 SMs
 #   wide         n beyond 2048 at small m (1 and 4 MiB)
 #   tall         m beyond 2048 at the n where 1 MiB can still hold two slices (n <= 64)
+#   dtypes-e4e4, dtypes-e4e5, dtypes-e5e4   per operand pair, every output dtype x fast accumulation
+#                off/on at 1 MiB, 132 SMs, on a coarser lattice (m step 8 to 1024, k step 256): the
+#                configurations the model now predicts from the bf16 grid (about 400 s each; run
+#                one per device call)
 #   holdout      50,000 random shapes in 192 configurations, never used to build the model
 #   live         selftest --live: 2000 random calls through cuBLASLt, the model's count, bits compared
 #   record       small truth sets of random splitting shapes at 132 and 114 SMs, replayed
@@ -93,6 +97,12 @@ if want tall; then
   sweep dense-tall --m 2049..4096 --n 16,32,48,64 --k 128..65536/128 "${BASE[@]}" --workspaces 1048576 \
     --max-seconds 80
 fi
+for pair in e4e4:e4m3xe4m3 e4e5:e4m3xe5m2 e5e4:e5m2xe4m3; do
+  if want dtypes-${pair%%:*}; then
+    sweep dense-dtypes-${pair%%:*} --m 8..1024/8 --n 16..2048/16 --k 256..65536/256 --scale-modes tensorwise \
+      --fast-accum off,on --pairs ${pair#*:} --out-dtypes bf16,f16,f32,f8_e4m3 --workspaces 1048576 --max-seconds 420
+  fi
+done
 if want holdout; then  # random shapes kept out of every table, to measure the model against
   sweep holdout --random 50000 --seed ${HOLDOUT_SEED:-2026} --m 1..4096 --n 16..4096/16 --k 16..65536/16 \
     --scale-modes tensorwise --workspaces 0,1048576,4194304,33554432 --fast-accum off,on \
