@@ -3,6 +3,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "command.hpp"
@@ -56,9 +57,26 @@ int main(int argc, char** argv) {
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "Log more detail to stderr");
   std::vector<std::pair<CLI::App*, Runner>> runners;
+  std::string names;
   for (const auto& command : command_table()) {
     CLI::App* sub = app.add_subcommand(command.name, command.summary);
+    sub->fallthrough();  // -v/--verbose after the subcommand too
     runners.emplace_back(sub, command.setup(*sub));
+    names += (names.empty() ? "" : ", ") + std::string(command.name);
+  }
+  // The first word that is not an option names the subcommand (the global options take no
+  // value): one that is not in the table is named as such, with the list.
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.empty() || word[0] == '-') continue;
+    const bool known = std::any_of(command_table().begin(), command_table().end(),
+                                   [&](const Command& c) { return word == c.name; });
+    if (!known) {
+      std::cerr << "mmaemu: unknown subcommand '" << word << "'; the subcommands are: " << names
+                << " (mmaemu --help describes them)\n";
+      return kExitUsage;
+    }
+    break;
   }
   try {
     app.parse(argc, argv);

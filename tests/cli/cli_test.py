@@ -153,7 +153,12 @@ check("failed runs write nothing", not (tmp / "x").exists())
 code, out, err = run("gemm", "--in", good)
 check("missing required option is a usage error", code == 2 and "--out" in err, err)
 code, out, err = run("frobnicate")
-check("unknown subcommand is a usage error", code == 2, err)
+check("unknown subcommand is a usage error that names it and lists the subcommands",
+      code == 2 and "unknown subcommand 'frobnicate'" in err and "split-k" in err, err)
+code, out, err = run("info", "-v")
+check("-v after the subcommand is the global option", code == 0 and "mmaemu" in out, err)
+code, out, err = run("gemm", "--in", good, "--out", tmp / "x", "--no-such-option")
+check("an unknown option is still a usage error", code == 2 and "no-such-option" in err, err)
 
 # replay
 code, out, err = run("replay", "--truth-dir", subset, "--json", tmp / "replay.json")
