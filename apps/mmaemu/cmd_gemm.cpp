@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <optional>
+#include <thread>
 
 #include <charconv>
 #include <iostream>
@@ -26,6 +27,7 @@ struct GemmOptions {
   int64_t n_full = 0;
   std::optional<int> splits;  // unset: the profile decides
   int sm_count = 0;
+  int jobs = 0;  // 0: every core
   int64_t workspace = -1;  // -1: the profile's (torch's 1 MiB)
 };
 
@@ -138,7 +140,9 @@ Result<int> run_gemm(const GemmOptions& o) {
                   plan->heuristic_device);
   auto backend = open_backend(o.backend);
   if (!backend) return backend.error();
-  auto out = emulate(*plan, call, *backend);
+  const int threads =
+      o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  auto out = emulate(*plan, call, *backend, threads);
   if (!out) return out.error();
   const std::map<std::string, std::string> metadata = {
       {"mmaemu_version", kVersion},
@@ -154,7 +158,10 @@ Result<int> run_gemm(const GemmOptions& o) {
   if (auto ok = write_safetensors(o.output, std::span(&tensor, 1), metadata); !ok)
     return ok.error();
   if (o.json) {
-    nlohmann::json j = metadata;
+    nlohmann::json j = metadata;  // typed below where the metadata holds text
+    j["split_k"] = plan->split_k;
+    j["inside_envelope"] = plan->envelope.inside;
+    j["threads"] = threads;
     j["out"] = o.output;
     j["shape"] = {call.m, call.n, call.k};
     j["envelope_reason"] = plan->envelope.reason;
@@ -170,6 +177,7 @@ Runner setup_gemm(CLI::App& app) {
   app.add_option("--in", o->input, "safetensors file holding a (M x K) and b (N x K)")->required();
   app.add_option("--out", o->output, "safetensors file to write (tensor 'out', M x N)")->required();
   app.add_option("--a", o->a, "name of the A tensor")->capture_default_str();
+  app.add_option("--jobs", o->jobs, "threads of the CPU backends (default: all cores)");
   app.add_option("--b", o->b, "name of the B tensor (N x K, i.e. mat2 transposed)")
       ->capture_default_str();
   app.add_option("--scale-a", o->scale_a, "tensorwise scale, or the name of an M x 1 F32 tensor")

@@ -98,7 +98,9 @@ for r in manifest["recordings"]:
         tensor_bytes(out_path, "out") == tensor_bytes(subset / r["file"], r["out"])
     check(f"gemm reproduces {r['id']}", same, f"exit {code}: {err.strip()}")
 summary = json.loads(out) if out.strip() else {}
-check("gemm --json names the plan", summary.get("preset") == "hopper_fp8_wgmma_k32", out)
+check("gemm --json names the plan, typed", summary.get("preset") == "hopper_fp8_wgmma_k32"
+      and isinstance(summary.get("split_k"), int) and isinstance(summary.get("inside_envelope"), bool)
+      and summary.get("threads", 0) >= 1, out)
 header, _ = read_safetensors(tmp / "epi_dev_004_c02.safetensors")
 check("gemm writes its plan into the file's metadata",
       header.get("__metadata__", {}).get("algorithm", "").startswith("cublaslt_nvjet"), header.get("__metadata__"))
