@@ -25,7 +25,8 @@ bool is_bad_input(const Error& e) {
 }
 
 struct ReplayOptions {
-  std::string truth_dir, profile, backend = "cpu", json_path, split_k_from = "recording";
+  std::string truth_dir, profile, backend = "cpu", out_path, split_k_from = "recording";
+  bool json = false;  // the log to stdout (the human lines then go to stderr)
   int jobs = 0;
   int sm_count = 0;
   std::vector<std::string> only;
@@ -67,8 +68,10 @@ Result<int> run_replay(const ReplayOptions& o) {
   auto opened = open_backend(o.backend);
   if (!opened) return opened.error();
   const Backend backend = *opened;
-  if (!o.json_path.empty())
-    if (auto ok = check_output_path(o.json_path, {}, {o.truth_dir}); !ok) return ok.error();
+  if (!o.out_path.empty())
+    if (auto ok = check_output_path(o.out_path, {}, {o.truth_dir}); !ok) return ok.error();
+  // Machine output on stdout only: with --json the human lines go to stderr.
+  std::ostream& human = o.json ? std::cerr : std::cout;
   auto set = load_truth_set(o.truth_dir);
   if (!set) return set.error();
   std::string profile_name = o.profile;
@@ -150,7 +153,7 @@ Result<int> run_replay(const ReplayOptions& o) {
     const bool exact = out.error.empty() && out.comparison.bit_exact();
     if (!exact) {
       progress.clear();
-      std::cout << describe_failure(out) << std::endl;
+      human << describe_failure(out) << std::endl;
     }
     outcomes.push_back(std::move(out));
   }
@@ -170,7 +173,7 @@ Result<int> run_replay(const ReplayOptions& o) {
   std::set<std::string> devices;
   for (const auto& x : outcomes)
     if (!x.heuristic_device.empty()) devices.insert(x.heuristic_device);
-  if (!o.json_path.empty()) {
+  if (!o.out_path.empty() || o.json) {
     nlohmann::json j;
     j["mmaemu_version"] = kVersion;
     j["mmaemu_commit"] = kGitCommit;
@@ -214,7 +217,9 @@ Result<int> run_replay(const ReplayOptions& o) {
       j["recordings"].push_back(r);
     }
     const std::string text = j.dump(1) + "\n";
-    if (auto ok = write_file_atomically(o.json_path, text); !ok) return ok.error();
+    if (!o.out_path.empty())
+      if (auto ok = write_file_atomically(o.out_path, text); !ok) return ok.error();
+    if (o.json) std::cout << j.dump() << std::endl;
   }
   std::cerr << fmt::format("replayed {} recordings in {:.1f} s with {} thread(s)\n",
                            outcomes.size(), seconds, threads);
@@ -222,8 +227,7 @@ Result<int> run_replay(const ReplayOptions& o) {
   if (o.split_k_from == "profile" && logged > 0)
     spdlog::info("split-K from the profile: equal to the recorded count on {}/{} recordings",
                  agreed, logged);
-  std::cout << fmt::format("replay: {}/{} recordings bit-exact", exact, outcomes.size())
-            << std::endl;
+  human << fmt::format("replay: {}/{} recordings bit-exact", exact, outcomes.size()) << std::endl;
   return exact == static_cast<long>(outcomes.size()) ? kExitOk : kExitVerdictFailed;
 }
 
@@ -236,7 +240,8 @@ Runner setup_replay(CLI::App& app) {
                  "profile for scaled_mm recordings (default: by the set's GPU)");
   app.add_option("--backend", o->backend, kBackendHelp)->capture_default_str();
   app.add_option("--jobs", o->jobs, "threads (default: all cores)");
-  app.add_option("--json", o->json_path, "write a per-recording log to this file");
+  app.add_option("--out", o->out_path, "write the per-recording log (JSON) to this file");
+  app.add_flag("--json", o->json, "print the per-recording log (JSON) to stdout");
   app.add_option("--only", o->only, "replay only these recording ids");
   app.add_option(
          "--split-k-from", o->split_k_from,

@@ -18,7 +18,7 @@ for set in .device/truth/h200-dev .device/truth/h200-epilogue-dev .device/truth/
            tests/data/h200-subset tests/data/h200-recorded-configs tests/data/h200-recorded-grid; do
   name=$(basename "$set")
   for backend in cuda cpu; do
-    $M replay --truth-dir "$set" --backend $backend --json "$W/replay-$name-$backend.json" \
+    $M replay --truth-dir "$set" --backend $backend --out "$W/replay-$name-$backend.json" \
       > "$W/replay-$name-$backend.out" 2>&1
     echo "rc=$?" >> "$W/replay-$name-$backend.out"
   done

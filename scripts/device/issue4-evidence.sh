@@ -34,19 +34,19 @@ echo "rc=$?" >> "$OUT/selftest-live.out"
 step record h200-dev inputs
 $M record --cublaslt "$LT" --inputs-from .device/truth/h200-dev --out "$OUT/rec-h200-dev" > "$OUT/rec-h200-dev.out" 2>&1
 python3 scripts/compare-truth-outputs.py .device/truth/h200-dev "$OUT/rec-h200-dev" > "$OUT/compare-h200-dev.log" 2>&1
-$M replay --truth-dir "$OUT/rec-h200-dev" --json "$OUT/replay-rec-h200-dev.json" > "$OUT/replay-rec-h200-dev.out" 2>&1
+$M replay --truth-dir "$OUT/rec-h200-dev" --out "$OUT/replay-rec-h200-dev.json" > "$OUT/replay-rec-h200-dev.out" 2>&1
 
 step record configuration grid, small shape
 $M record --cublaslt "$LT" --out "$OUT/rec-configs-small" --shapes 32x32x128 --pairs e4m3xe4m3,e4m3xe5m2,e5m2xe4m3 \
   --dists normal,wide,cancel,small,special --out-dtypes bf16,f16,f32,f8_e4m3,f8_e5m2 \
   --scales one,tensorwise,rowwise --bias none,match > "$OUT/rec-configs-small.out" 2>&1
-$M replay --truth-dir "$OUT/rec-configs-small" --json "$OUT/replay-rec-configs-small.json" > "$OUT/replay-rec-configs-small.out" 2>&1
+$M replay --truth-dir "$OUT/rec-configs-small" --out "$OUT/replay-rec-configs-small.json" > "$OUT/replay-rec-configs-small.out" 2>&1
 
 step record configuration grid, split shapes
 $M record --cublaslt "$LT" --out "$OUT/rec-configs-large" --shapes 128x128x8192,16x64x32768,256x512x4096,100x200x3000 \
   --pairs e4m3xe4m3,e5m2xe4m3 --dists normal,special --out-dtypes bf16,f32,f8_e4m3 \
   --scales tensorwise,rowwise --bias none,match > "$OUT/rec-configs-large.out" 2>&1
-$M replay --truth-dir "$OUT/rec-configs-large" --json "$OUT/replay-rec-configs-large.json" > "$OUT/replay-rec-configs-large.out" 2>&1
+$M replay --truth-dir "$OUT/rec-configs-large" --out "$OUT/replay-rec-configs-large.json" > "$OUT/replay-rec-configs-large.out" 2>&1
 rm -rf "$OUT/rec-configs-large"/*.safetensors  # too large to bring back; the manifest and logs stay
 
 step done

@@ -35,7 +35,7 @@ want replay && for set in .device/truth/h200-dev .device/truth/h200-epilogue-dev
            tests/data/h200-subset tests/data/h200-recorded-configs tests/data/h200-recorded-grid; do
   name=$(basename "$set")
   for backend in cuda cuda-h1 cuda-v4 cuda-v1 cpu; do
-    step "replay-$name-$backend" $M replay --truth-dir "$set" --backend $backend --json "$W/replay-$name-$backend.json"
+    step "replay-$name-$backend" $M replay --truth-dir "$set" --backend $backend --out "$W/replay-$name-$backend.json"
   done
 done
 if want bench; then

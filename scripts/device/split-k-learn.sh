@@ -125,8 +125,8 @@ if want record; then  # small truth sets of random shapes where cuBLASLt splits,
     "$M" record --cublaslt "$LT" --out "$W/rec-split-sm$sm" --shapes "$(cat .device/shapes$sm.txt)" --dists normal \
       --pairs e4m3xe4m3 --out-dtypes bf16 --scales tensorwise --fast-accum off --seed $sm --sm-count $target \
       > "$W/rec-split-sm$sm.out" 2>&1
-    "$M" replay --truth-dir "$W/rec-split-sm$sm" --json "$W/replay-rec-split-sm$sm.json" >> "$W/rec-split-sm$sm.out" 2>&1
-    "$M" replay --truth-dir "$W/rec-split-sm$sm" --split-k-from profile --json "$W/replay-rec-split-sm$sm-profile.json" \
+    "$M" replay --truth-dir "$W/rec-split-sm$sm" --out "$W/replay-rec-split-sm$sm.json" >> "$W/rec-split-sm$sm.out" 2>&1
+    "$M" replay --truth-dir "$W/rec-split-sm$sm" --split-k-from profile --out "$W/replay-rec-split-sm$sm-profile.json" \
       >> "$W/rec-split-sm$sm.out" 2>&1
     echo "record sm$sm: $(tail -n 1 "$W/rec-split-sm$sm.out")"
   done

@@ -113,7 +113,7 @@ before = victim.read_bytes()
 expect_error("gemm refuses to write over its input", ["gemm", "--in", victim, "--out", victim], lambda c: c == 2,
              "an input of this command")
 check("gemm left its input as it was", victim.read_bytes() == before, "")
-expect_error("replay refuses to write into the set it reads", ["replay", "--truth-dir", subset, "--json", subset / "manifest.json"],
+expect_error("replay refuses to write into the set it reads", ["replay", "--truth-dir", subset, "--out", subset / "manifest.json"],
              lambda c: c == 2, "a folder this command reads")
 link = tmp / "link.safetensors"
 link.symlink_to(tmp / "elsewhere.safetensors")
@@ -163,14 +163,21 @@ code, out, err = run("gemm", "--in", good, "--out", tmp / "x", "--no-such-option
 check("an unknown option is still a usage error", code == 2 and "no-such-option" in err, err)
 
 # replay
-code, out, err = run("replay", "--truth-dir", subset, "--json", tmp / "replay.json")
+code, out, err = run("replay", "--truth-dir", subset, "--out", tmp / "replay.json")
 last = out.strip().splitlines()[-1] if out.strip() else ""
 total = len(manifest["recordings"])
 check("replay of the bundled subset is bit-exact", code == 0 and last == f"replay: {total}/{total} recordings bit-exact", last + err)
 log = json.loads((tmp / "replay.json").read_text())
-check("replay --json logs every recording with its plan",
+check("replay --out logs every recording with its plan",
       len(log["recordings"]) == total and all(r["verdict"] == "bit-exact" for r in log["recordings"])
       and log["manifest_sha256"] and {r["split_k"] for r in log["recordings"]} >= {1, 3, 12}, str(log)[:300])
+code, out, err = run("replay", "--truth-dir", subset, "--json", "--only", "dev_001_c00")
+try:
+    printed = json.loads(out)
+except ValueError:
+    printed = {}
+check("replay --json prints the log to stdout (and nothing else there)",
+      code == 0 and len(printed.get("recordings", [])) == 1 and "replay: 1/1 recordings bit-exact" in err, out[:200] + err)
 grid = source / "tests" / "data" / "h200-recorded-grid"
 code, out, err = run("replay", "--truth-dir", grid)
 check("replay of the set recorded by mmaemu record on the H200", code == 0 and out.strip().endswith("replay: 36/36 recordings bit-exact"), out + err)
@@ -290,7 +297,7 @@ expect_error("split-k refuses a bad shape", ["split-k", "--shapes", "16x16"], la
 expect_error("split-k refuses a log that is not a sweep log", ["split-k", "--logs", good], lambda c: c == 4,
              "not an mmaemu-sweep/2 log")
 configs = source / "tests" / "data" / "h200-recorded-configs"
-code, out, err = run("replay", "--truth-dir", configs, "--split-k-from", "profile", "--json", tmp / "rp.json")
+code, out, err = run("replay", "--truth-dir", configs, "--split-k-from", "profile", "--out", tmp / "rp.json")
 log = json.loads((tmp / "rp.json").read_text()) if (tmp / "rp.json").exists() else {}
 check("replay --split-k-from profile: the project's recordings bit-exact with the model's counts",
       code == 0 and out.strip().endswith("recordings bit-exact") and log.get("split_k_from") == "profile"
