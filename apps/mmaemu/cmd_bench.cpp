@@ -86,8 +86,7 @@ Result<int> run_bench(const BenchOptions& o) {
     if (auto b = backend_named(name); b && is_cuda(*b)) device = cuda_backend_device().value();
   auto profile = load_profile(o.profile);
   if (!profile) return profile.error();
-  const int threads =
-      o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = threads_for_jobs(o.jobs);
   json rows = json::array();
   bool all_equal = true;
   size_t compared = 0;  // outputs checked against another backend's

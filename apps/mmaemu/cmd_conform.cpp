@@ -78,7 +78,7 @@ Result<int> run_conform(const ConformOptions& o) {
   shapes.n = {1, 5, 16, 48, 130};
   shapes.k = {1, 7, 16, 31, 32, 33, 48, 100, 128, 129, 160, 300, 480, 513, 1000, 1024, 2048, 4096};
   std::mt19937 rng(static_cast<std::mt19937::result_type>(o.seed));
-  const int threads = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = threads_for_jobs(o.jobs);
   std::map<std::string, std::map<std::string, Cell>> matrix;  // module -> preset -> cell
   nlohmann::json failures = nlohmann::json::array(), per_dist = nlohmann::json::object();
   int64_t checked = 0, bad_checks = 0;

@@ -2,7 +2,6 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <optional>
-#include <thread>
 
 #include <charconv>
 #include <iostream>
@@ -27,7 +26,7 @@ struct GemmOptions {
   int64_t n_full = 0;
   std::optional<int> splits;  // unset: the profile decides
   int sm_count = 0;
-  int jobs = 0;  // 0: every core
+  int jobs = 0;            // 0: every core
   int64_t workspace = -1;  // -1: the profile's (torch's 1 MiB)
 };
 
@@ -140,8 +139,7 @@ Result<int> run_gemm(const GemmOptions& o) {
                   plan->heuristic_device);
   auto backend = open_backend(o.backend);
   if (!backend) return backend.error();
-  const int threads =
-      o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = threads_for_jobs(o.jobs);
   auto out = emulate(*plan, call, *backend, threads);
   if (!out) return out.error();
   const std::map<std::string, std::string> metadata = {

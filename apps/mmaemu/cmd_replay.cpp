@@ -99,8 +99,7 @@ Result<int> run_replay(const ReplayOptions& o) {
     if (std::none_of(set->recordings.begin(), set->recordings.end(),
                      [&](const Recording& r) { return r.id == id; }))
       return Error(Errc::not_found, "--only " + id + ": no such recording in " + o.truth_dir);
-  const int threads =
-      o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = threads_for_jobs(o.jobs);
 
   const auto start = std::chrono::steady_clock::now();
   std::vector<Outcome> outcomes;

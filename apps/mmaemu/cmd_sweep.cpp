@@ -296,7 +296,7 @@ Result<json> replay_sample(const SweepCliOptions& o, const SweepResult& r, const
     by_workspace[key.workspace_bytes].push_back(std::move(c));
   }
   json log = json::array();
-  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = threads_for_jobs(0);
   for (auto& [ws, calls] : by_workspace) {
     const std::string dir = fmt::format("{}/ws{}", o.sample_out, ws);
     RecordOptions ro{dir, o.cublaslt, ws, 0};

@@ -2,8 +2,10 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "mmaemu/error.hpp"
@@ -37,6 +39,11 @@ struct Command {
 };
 
 const std::vector<Command>& command_table();
+
+// The threads of a --jobs option: the value given, or every core.
+inline int threads_for_jobs(int jobs) {
+  return jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
 
 Runner setup_info(CLI::App& app);
 Runner setup_gemm(CLI::App& app);

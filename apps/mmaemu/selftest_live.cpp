@@ -99,8 +99,7 @@ Result<std::vector<RecordCall>> random_calls(int count, uint64_t seed,
   // The operands last, on every core: each call's are drawn from its own seed, so the calls are
   // the same whatever the threads. Drawn on one thread, 2000 calls took longer than a device call
   // lasts (about 10^7 elements a second).
-  const int threads =
-      jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = threads_for_jobs(jobs);
   std::atomic<size_t> next{0};
   std::vector<std::optional<Error>> failed(calls.size());
   std::vector<std::thread> pool;

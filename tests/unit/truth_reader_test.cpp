@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "../../lib/src/truth/json_nesting.hpp"
+#include "../../lib/src/truth/json_object.hpp"
 #include "mmaemu/profile.hpp"
 #include "mmaemu/replay.hpp"
 #include "mmaemu/safetensors.hpp"

@@ -123,8 +123,8 @@ class SplitKDecider {
     const SplitKGrid* grid;
     int distance;  // 0: this configuration (at any workspace that allows as many slices)
   };
-  // The slices a workspace allows a shape: at most ceil(K / k_per_slice) - 1, and what it holds.
-  int64_t usable_slices(int64_t workspace_bytes, int64_t slice_bytes, int64_t most_by_k) const;
+  // The slices of `slice_bytes` each that a workspace holds (after workspace_extra_bytes).
+  int64_t slices_held(int64_t workspace_bytes, int64_t slice_bytes) const;
   std::vector<Basis> bases_;
 };
 

@@ -4,7 +4,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
-#include "../truth/json_nesting.hpp"
+#include "../truth/json_object.hpp"
 #include "mmaemu/profile.hpp"
 #include "mmaemu/safetensors.hpp"
 #include "profile/embedded_profiles.hpp"
@@ -54,10 +54,9 @@ Result<SplitKEntry> split_entry(const json& e, const std::string& origin,
 }  // namespace
 
 static Result<Profile> parse_profile_fields(std::string_view json_text, const std::string& origin) {
-  if (json_nesting(json_text) > kMaxJsonNesting)
-    return bad(origin, "JSON nests deeper than " + std::to_string(kMaxJsonNesting) + " levels");
-  json j = json::parse(json_text.begin(), json_text.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return bad(origin, "not a JSON object");
+  auto parsed = parse_json_object(json_text, origin);
+  if (!parsed) return parsed.error();
+  const json& j = *parsed;
   if (text(j, "schema") != "mmaemu-profile/1")
     return bad(origin, "schema must be \"mmaemu-profile/1\"");
   Profile p;

@@ -1,5 +1,5 @@
 // The split-K model: rules, swept grids and swept points, and the decision for one call.
-#include "../truth/json_nesting.hpp"
+#include "../truth/json_object.hpp"
 #include "mmaemu/split_k.hpp"
 
 #include <fmt/format.h>
@@ -329,12 +329,10 @@ SplitKDecider::SplitKDecider(const SplitKModel& model, const SplitKConfig& confi
   });
 }
 
-int64_t SplitKDecider::usable_slices(int64_t workspace_bytes, int64_t slice_bytes,
-                                     int64_t most_by_k) const {
-  const int64_t held = workspace_bytes < model_.workspace_extra_bytes
-                           ? 0
-                           : (workspace_bytes - model_.workspace_extra_bytes) / slice_bytes;
-  return std::min(held, most_by_k);
+int64_t SplitKDecider::slices_held(int64_t workspace_bytes, int64_t slice_bytes) const {
+  return workspace_bytes < model_.workspace_extra_bytes
+             ? 0
+             : (workspace_bytes - model_.workspace_extra_bytes) / slice_bytes;
 }
 
 SplitKDecision SplitKDecider::decide(int64_t m, int64_t n, int64_t k) const {
@@ -356,10 +354,7 @@ SplitKDecision SplitKDecider::decide(int64_t m, int64_t n, int64_t k) const {
   }
   const int64_t slice_bytes =
       m * ceil_div(n, model_.workspace_n_alignment) * model_.workspace_n_alignment * 4;
-  const int64_t most_by_workspace =
-      c.workspace_bytes < model_.workspace_extra_bytes
-          ? 0
-          : (c.workspace_bytes - model_.workspace_extra_bytes) / slice_bytes;
+  const int64_t most_by_workspace = slices_held(c.workspace_bytes, slice_bytes);
   if (most_by_workspace < 2) {
     d.checked = true;
     d.source = fmt::format("rule: {} bytes of workspace hold fewer than two slices of {} bytes",
@@ -370,10 +365,10 @@ SplitKDecision SplitKDecider::decide(int64_t m, int64_t n, int64_t k) const {
   // 1, what it holds)); two workspaces that allow as many give the same algorithm. It held on every
   // cell two logs share (the 1, 4 and 32 MiB grids at 132 and 114 SMs, every configuration of
   // `configs`, both holdouts), so a cell swept at such a workspace answers exactly.
-  const int64_t usable = usable_slices(c.workspace_bytes, slice_bytes, most_by_k);
+  const int64_t usable = std::min(most_by_workspace, most_by_k);
   const auto equivalent = [&](const SplitKConfig& other) {
     return other.workspace_bytes == c.workspace_bytes ||
-           usable_slices(other.workspace_bytes, slice_bytes, most_by_k) == usable;
+           std::min(slices_held(other.workspace_bytes, slice_bytes), most_by_k) == usable;
   };
   const auto at_workspace = [&](const SplitKConfig& other) {
     return other.workspace_bytes == c.workspace_bytes
@@ -403,12 +398,10 @@ SplitKDecision SplitKDecider::decide(int64_t m, int64_t n, int64_t k) const {
       return d;
     }
   }
-  // A prediction from the nearest swept configuration's grid that reaches the shape: m as the
-  // grid's lattice represents it (a grid of the same kind of m first), n and k up to the grid's
-  // next point (k to a multiple of 128 at least, which keeps the K rule's count), the workspace
-  // rule applied.
-  // The nearest configuration first; between grids of one configuration, one of the call's kind
-  // of m.
+  // A prediction from the nearest swept configuration's grid that reaches the shape (between
+  // grids of one configuration, one of the call's kind of m first): m as the grid's lattice
+  // represents it, n and k up to the grid's next point (k to a multiple of 128 at least, which
+  // keeps the K rule's count), the workspace rule applied.
   const Basis* chosen = nullptr;
   const Basis* nearest = nullptr;  // the nearest grid allowing as many slices, reaching or not
   std::optional<size_t> i, j;
@@ -447,7 +440,8 @@ SplitKDecision SplitKDecider::decide(int64_t m, int64_t n, int64_t k) const {
   const std::string basis =
       chosen->distance == 0 ? "a grid of this configuration" : "a grid of " + describe(g->config);
   int s = 0;
-  if (auto l = g->k.index_at_or_above(std::min(rep_k, g->k.to))) {
+  const auto l = g->k.index_at_or_above(std::min(rep_k, g->k.to));
+  if (l) {
     s = g->at(*i, *j, *l);
     // Beyond the grid's last k: the K rule goes on where the last count was the K rule's.
     const int64_t rule_at_end = ceil_div(g->k.to, model_.k_per_slice) - 1;
@@ -456,10 +450,9 @@ SplitKDecision SplitKDecider::decide(int64_t m, int64_t n, int64_t k) const {
   }
   s = static_cast<int>(std::min<int64_t>(s, most_by_workspace));
   d.splits = std::max(s, 1);
-  d.outside =
-      fmt::format("predicted from {} at m = {}, n = {}, k = {}{}", basis, rep_m, g->n.value(*j),
-                  g->k.value(*g->k.index_at_or_above(std::min(rep_k, g->k.to))),
-                  rep_k > g->k.to ? " (K beyond the grid)" : "");
+  d.outside = fmt::format("predicted from {} at m = {}, n = {}, k = {}{}", basis, rep_m,
+                          g->n.value(*j), l ? g->k.value(*l) : std::min(rep_k, g->k.to),
+                          rep_k > g->k.to ? " (K beyond the grid)" : "");
   return d;
 }
 
@@ -469,10 +462,9 @@ SplitKDecision decide_split_k(const SplitKModel& model, const SplitKConfig& conf
 }
 
 Result<SplitKModel> parse_split_k_model(std::string_view text, const std::string& origin) {
-  if (json_nesting(text) > kMaxJsonNesting)
-    return bad(origin, "JSON nests deeper than " + std::to_string(kMaxJsonNesting) + " levels");
-  json j = json::parse(text.begin(), text.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return bad(origin, "not a JSON object");
+  auto parsed = parse_json_object(text, origin);
+  if (!parsed) return parsed.error();
+  const json& j = *parsed;
   if (j.value("format", "") != "mmaemu-split-k/1")
     return bad(origin, "format must be \"mmaemu-split-k/1\"");
   try {

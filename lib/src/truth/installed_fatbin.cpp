@@ -1,10 +1,10 @@
 // Finds a fatbin on disk that may replace a carried one (see kernel_modules.hpp): only a file the
 // disk's manifest vouches for, built from the sources the library was built from.
 #include <cstdlib>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <system_error>
 
+#include "json_object.hpp"
 #include "mmaemu/install_location.hpp"
 #include "mmaemu/kernel_modules.hpp"
 #include "mmaemu/safetensors.hpp"
@@ -45,13 +45,17 @@ FatbinSearch find_installed_fatbin(const std::string& module, const std::vector<
     auto pass_over = [&](const std::string& why) {
       search.passed_over.push_back(fatbin.string() + ": " + why);
     };
-    std::ifstream manifest_file(manifest_path);
-    const auto manifest = nlohmann::json::parse(manifest_file, nullptr, false);
-    if (!manifest_file || manifest.is_discarded()) {
+    // Read and parsed as every JSON file the library reads (bounded nesting, an object).
+    auto bytes = read_file_bytes(manifest_path);
+    auto manifest =
+        bytes ? parse_json_object({reinterpret_cast<const char*>(bytes->data()), bytes->size()},
+                                  manifest_path.string())
+              : Result<nlohmann::json>(bytes.error());
+    if (!manifest) {
       pass_over("no readable manifest.json beside it");
       continue;
     }
-    const std::string source_hash = source_hash_in(manifest, module);
+    const std::string source_hash = source_hash_in(*manifest, module);
     if (wanted.empty() || source_hash != wanted) {
       pass_over("built from other sources than this mmaemu (source_sha256 " +
                 (source_hash.empty() ? std::string("missing") : source_hash.substr(0, 12)) +
@@ -64,7 +68,7 @@ FatbinSearch find_installed_fatbin(const std::string& module, const std::vector<
       pass_over(image.error().message());
       continue;
     }
-    const std::string sha = module_field(manifest, module, "sha256");
+    const std::string sha = module_field(*manifest, module, "sha256");
     if (sha256_bytes(*image) != sha) {
       pass_over("its sha256 differs from manifest.json's");
       continue;

@@ -1,5 +1,5 @@
 #include "mmaemu/kernel_modules.hpp"
-#include "json_nesting.hpp"
+#include "json_object.hpp"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -16,13 +16,8 @@ using nlohmann::json;
 Result<json> read_json(const fs::path& path) {
   auto bytes = read_file_bytes(path);
   if (!bytes) return bytes.error();
-  if (json_nesting({reinterpret_cast<const char*>(bytes->data()), bytes->size()}) > kMaxJsonNesting)
-    return Error(Errc::malformed, path.string() + ": JSON nests deeper than " +
-                                      std::to_string(kMaxJsonNesting) + " levels");
-  json j = json::parse(bytes->begin(), bytes->end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object())
-    return Error(Errc::malformed, path.string() + ": not a JSON object");
-  return j;
+  return parse_json_object({reinterpret_cast<const char*>(bytes->data()), bytes->size()},
+                           path.string());
 }
 
 bool strings_only(const json& j) {

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "json_nesting.hpp"
+#include "json_object.hpp"
 #include "mmaemu/truth.hpp"
 
 namespace mmaemu {
@@ -150,12 +150,10 @@ Result<TruthSet> load_truth_set(const std::filesystem::path& directory,
   auto bytes = read_file_bytes(manifest_path);
   if (!bytes) return bytes.error();
   const std::string where = manifest_path.string();
-  if (json_nesting({reinterpret_cast<const char*>(bytes->data()), bytes->size()}) > kMaxJsonNesting)
-    return Error(Errc::malformed,
-                 where + ": JSON nests deeper than " + std::to_string(kMaxJsonNesting) + " levels");
-  json m = json::parse(bytes->begin(), bytes->end(), nullptr, false);
-  if (m.is_discarded() || !m.is_object())
-    return Error(Errc::malformed, where + ": not a JSON object");
+  auto parsed =
+      parse_json_object({reinterpret_cast<const char*>(bytes->data()), bytes->size()}, where);
+  if (!parsed) return parsed.error();
+  json& m = *parsed;
   if (!m.contains("format") || m["format"] != "mmaemu-truth/1")
     return Error(Errc::malformed, where + ": field 'format' must be \"mmaemu-truth/1\"");
   TruthSet set;

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "json_nesting.hpp"
+#include "json_object.hpp"
 #include "mmaemu/safetensors.hpp"
 
 namespace mmaemu {
@@ -52,12 +52,10 @@ Result<SafetensorsFile> SafetensorsFile::parse(std::vector<uint8_t> bytes, std::
     return malformed(f.origin_, "truncated header: it claims " + std::to_string(header_length) +
                                     " bytes, the file has " + std::to_string(bytes.size() - 8));
   const auto* text = reinterpret_cast<const char*>(bytes.data() + 8);
-  if (json_nesting({text, static_cast<size_t>(header_length)}) > kMaxJsonNesting)
-    return malformed(f.origin_,
-                     "header nests deeper than " + std::to_string(kMaxJsonNesting) + " levels");
-  nlohmann::json header = nlohmann::json::parse(text, text + header_length, nullptr, false);
-  if (header.is_discarded() || !header.is_object())
-    return malformed(f.origin_, "header is not a JSON object");
+  auto parsed = parse_json_object({text, static_cast<size_t>(header_length)}, f.origin_, "header",
+                                  "header is not a JSON object");
+  if (!parsed) return parsed.error();
+  const nlohmann::json& header = *parsed;
   f.data_start_ = 8 + header_length;
   const uint64_t data_size = bytes.size() - f.data_start_;
   for (auto& [name, entry] : header.items()) {

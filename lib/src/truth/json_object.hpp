@@ -1,0 +1,56 @@
+// The JSON objects the library reads from files (manifests, profiles, split-K models, kernel
+// manifests, safetensors headers), parsed one way: refused when nested too deeply (found by a scan
+// before parsing: nlohmann::json parses a 100,000-deep array, but copying the value recurses once
+// per level and overflows the stack, issue 13) or when not an object.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "mmaemu/error.hpp"
+
+namespace mmaemu {
+
+// Far above any file the project writes (a profile or a manifest nests 5 deep).
+inline constexpr int kMaxJsonNesting = 64;
+
+// The deepest nesting of arrays and objects in `text` (brackets inside strings not counted). The
+// text need not be valid JSON: the parser judges that afterwards.
+inline int json_nesting(std::string_view text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (char ch : text) {
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (ch == '\\')
+        escaped = true;
+      else if (ch == '"')
+        in_string = false;
+    } else if (ch == '"') {
+      in_string = true;
+    } else if (ch == '[' || ch == '{') {
+      if (++depth > deepest) deepest = depth;
+    } else if ((ch == ']' || ch == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+// `text` as a JSON object, or Errc::malformed: "ORIGIN: SUBJECT nests deeper than 64 levels",
+// "ORIGIN: NOT_OBJECT".
+inline Result<nlohmann::json> parse_json_object(std::string_view text, const std::string& origin,
+                                                std::string_view subject = "JSON",
+                                                std::string_view not_object = "not a JSON object") {
+  if (json_nesting(text) > kMaxJsonNesting)
+    return Error(Errc::malformed, origin + ": " + std::string(subject) + " nests deeper than " +
+                                      std::to_string(kMaxJsonNesting) + " levels");
+  nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    return Error(Errc::malformed, origin + ": " + std::string(not_object));
+  return j;
+}
+
+}  // namespace mmaemu
