@@ -7,7 +7,8 @@
 over three lattices, --m FROM..TO/STEP ..., is also the basis of predictions between its points).
 --points: mmaemu-sweep/2 logs of random shapes (--random): every cell stored as a point.
 --legacy: an mmaemu-sweep/1 JSON log (the documented grid), stored as grids over its listed axes. A log's .xz form is read as well. Cells the heuristic was not asked (--max-seconds) are
-left out; a grid keeps its rows of m that were asked in full.
+left out; a grid keeps its rows of m that were asked in full. Cells a rule answers (sweep
+--skip-ruled) hold one slice in a grid and are left out of points.
 
 Maintainer tool: needs python3-numpy (Debian) besides the standard library.
 """
@@ -69,8 +70,9 @@ def runs(vector):
 
 
 def splits_of(algorithms, index):
-    table = np.array([a['splitk_num'] for a in algorithms] + [0, 0], dtype=np.int32)
-    return table[index]  # -1 (none returned) and -2 (not asked) map to 0
+    # -1 (none returned) and -2 (not asked) map to 0; -3 (not asked: a rule gives one slice) to 1.
+    table = np.array([a['splitk_num'] for a in algorithms] + [1, 0, 0], dtype=np.int32)
+    return table[index]
 
 
 def axis(values):
@@ -115,7 +117,7 @@ def grid_entries(path):
             rest = {}
             for j, n in enumerate(t['n']):
                 for l, k in enumerate(t['k']):
-                    if index[rows, j, l] != -2 and n % 16 == 0 and k % 16 == 0:
+                    if index[rows, j, l] >= -1 and n % 16 == 0 and k % 16 == 0:
                         rest[(int(t['m'][rows]), int(n), int(k))] = {0: int(partial[j, l])}
             if rest:
                 points.append(points_entry([config], rest, evidence + f'; {len(rest)} more in a row cut short'))
@@ -158,13 +160,13 @@ def point_cells(path):
     cells = {}
     if about['layout'] == 'list':
         splits = splits_of(algorithms, t['algorithm'])
-        asked = t['algorithm'] != -2
+        asked = t['algorithm'] >= -1
         for q, m, n, k, s, a in zip(t['key'], t['m'], t['n'], t['k'], splits, asked):
             if a and n % 16 == 0 and k % 16 == 0:
                 cells.setdefault((int(m), int(n), int(k)), {})[int(q)] = int(s)
     else:
         splits = splits_of(algorithms, t['algorithm'])
-        asked = t['algorithm'] != -2
+        asked = t['algorithm'] >= -1
         for q in range(len(keys)):
             for i, m in enumerate(t['m']):
                 for j, n in enumerate(t['n']):

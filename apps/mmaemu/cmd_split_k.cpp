@@ -91,18 +91,8 @@ Result<int> check(const SplitKOptions& o, const SplitKModel& model) {
     auto log = SweepLog::read(path);
     if (!log) return log.error();
     std::vector<SplitKDecider> deciders;
-    for (const SweepKey& key : log->keys()) {
-      SplitKConfig c;
-      c.sm_count = key.sm_count_target > 0 ? key.sm_count_target : log->multiprocessors();
-      c.workspace_bytes = key.workspace_bytes;
-      c.rowwise = key.rowwise;
-      c.use_fast_accum = key.use_fast_accum;
-      c.a_dtype = key.a_dtype;
-      c.b_dtype = key.b_dtype;
-      c.out_dtype = key.out_dtype;
-      c.bias_dtype = key.bias_dtype;
-      deciders.emplace_back(model, c);
-    }
+    for (const SweepKey& key : log->keys())
+      deciders.emplace_back(model, split_k_config(key, log->multiprocessors()));
     size_t cells = 0, none = 0, checked = 0, checked_right = 0, predicted = 0, predicted_right = 0,
            split = 0, split_right = 0;
     json wrong = json::array();

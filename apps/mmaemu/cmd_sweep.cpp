@@ -40,6 +40,7 @@ struct SweepCliOptions {
   uint64_t seed = 1;
   int jobs = 0;
   double max_seconds = 0;
+  bool skip_ruled = false;
 };
 
 // One axis of the sweep: a comma list of values and ranges "FROM..TO" or "FROM..TO/STEP" (every
@@ -417,6 +418,25 @@ Result<int> run_array_sweep(const SweepCliOptions& o) {
                             k->values[cell % k->values.size()]};
     };
   }
+  if (o.skip_ruled) {
+    // Leave out the questions a rule of the profile's split-K model answers (one slice): in the
+    // region where splitting can happen, a grid is a few times smaller.
+    auto profile = load_profile(o.profile);
+    if (!profile) return profile.error();
+    if (!profile->split_k_model)
+      return Error(Errc::unsupported, "--skip-ruled: profile " + profile->name +
+                                          " has no split-K model (split_k.model)");
+    std::vector<SplitKDecider> deciders;
+    deciders.reserve(keys->size());
+    for (const SweepKey& key : *keys)
+      deciders.emplace_back(*profile->split_k_model,
+                            split_k_config(key, profile->split_k_model->reference_sm_count));
+    query_of = [inner = std::move(query_of), deciders = std::move(deciders)](size_t i) {
+      HeuristicQuery q = inner(i);
+      q.ask = deciders[q.key].rule_for(q.m, q.n, q.k) == SplitKRule::none;
+      return q;
+    };
+  }
   spdlog::info(
       "sweep: {} questions ({} configurations{})", count, keys->size(),
       random ? fmt::format(", {} random shapes", o.random) : fmt::format(", {} cells", cells));
@@ -448,20 +468,21 @@ Result<int> run_array_sweep(const SweepCliOptions& o) {
   json keys_json = json::array();
   for (const SweepKey& key : *keys) keys_json.push_back(key_json(key));
   json about = log_header("mmaemu-sweep/2", *result);
-  about.update({{"layout", random ? "list" : "grid"},
-                {"axes", {{"m", o.m}, {"n", o.n}, {"k", o.k}}},
-                {"seed", o.seed},
-                {"questions", count},
-                {"asked", result->asked},
-                {"seconds", result->seconds},
-                {"jobs", result->jobs},
-                {"fields",
-                 "algorithm: an index into algorithms (-1: the heuristic returned none, -2: not "
-                 "asked before "
-                 "--max-seconds); workspace: the bytes the algorithm asks for; waves: the "
-                 "heuristic's wavesCount. "
-                 "grid: arrays [key][m][n][k] over the axes m, n, k; list: one row per question "
-                 "with its key, m, n, k"}});
+  about.update(
+      {{"layout", random ? "list" : "grid"},
+       {"axes", {{"m", o.m}, {"n", o.n}, {"k", o.k}}},
+       {"seed", o.seed},
+       {"questions", count},
+       {"asked", result->asked},
+       {"seconds", result->seconds},
+       {"jobs", result->jobs},
+       {"fields",
+        "algorithm: an index into algorithms (-1: the heuristic returned none, -2: not "
+        "asked before --max-seconds, -3: not asked, a rule of the split-K model gives "
+        "one slice (--skip-ruled)); workspace: the bytes the algorithm asks for; waves: the "
+        "heuristic's wavesCount. "
+        "grid: arrays [key][m][n][k] over the axes m, n, k; list: one row per question "
+        "with its key, m, n, k"}});
   std::vector<uint16_t> key_column;
   std::vector<int32_t> m_column, n_column, k_column;
   std::vector<TensorToWrite> tensors;
@@ -522,9 +543,9 @@ Result<int> run_array_sweep(const SweepCliOptions& o) {
 
 Result<int> run_sweep(const SweepCliOptions& o) {
   if (o.out.size() >= 12 && o.out.ends_with(".safetensors")) return run_array_sweep(o);
-  if (o.random > 0)
+  if (o.random > 0 || o.skip_ruled)
     return Error(Errc::invalid_argument,
-                 "--random writes the large form: give --out a .safetensors name");
+                 "--random and --skip-ruled write the large form: give --out a .safetensors name");
   auto grid = make_grid(o);
   if (!grid) return grid.error();
   auto base = load_profile(o.profile);
@@ -639,6 +660,8 @@ Runner setup_sweep(CLI::App& app) {
   app.add_option("--jobs", o->jobs, "threads asking the heuristic (default: every core)");
   app.add_option("--max-seconds", o->max_seconds,
                  "stop asking after this long (the log says how many were asked)");
+  app.add_flag("--skip-ruled", o->skip_ruled,
+               "ask only what no rule of the profile's split-K model answers (the rest: -3)");
   app.add_option("--workspaces", o->workspaces, "cuBLASLt workspace sizes in bytes")
       ->capture_default_str();
   app.add_option("--scale-modes", o->scale_modes, "tensorwise, rowwise")->capture_default_str();

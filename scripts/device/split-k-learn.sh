@@ -7,14 +7,18 @@
 #   bigk         k up to 2^24;  configs  3000 random shapes x every configuration torch can make
 #   sm           SM-count targets on the documented grid
 #   dense, dense114, dense32   the region where splitting happens: m = 8b (1 MiB, 132 / 114 SMs; 32 MiB)
-#   unaligned, unaligned114    the same over m = 8b - 4, for the m that are not multiples of 8
+#   unaligned    the same over m = 8b - 4, for the m that are not multiples of 8
+#   unaligned114 that at an SM-count target of 114 (rules skipped, below)
 #   dense32x114, dense4         32 MiB at an SM-count target of 114; 4 MiB at 132 SMs
 #   wide         n beyond 2048 at small m (1 and 4 MiB)
 #   tall         m beyond 2048 at the n where 1 MiB can still hold two slices (n <= 64)
-#   dtypes-e4e4, dtypes-e4e5, dtypes-e5e4   per operand pair, every output dtype x fast accumulation
-#                off/on at 1 MiB, 132 SMs, on a coarser lattice (m step 8 to 1024, k step 256): the
-#                configurations the model now predicts from the bf16 grid (about 400 s each; run
-#                one per device call)
+#   kclass       K off the multiples of 128: the choice depends on K only through ceil(K / 128) and
+#                K's alignment (16, 32, or 64 and more; k-every), so grids at K = 128j + 16 and
+#                128j + 32 (m = 8b and 8b - 4, 1 MiB, 132 SMs) answer every K
+#   dtypes-e4e4, dtypes-e4e5, dtypes-e5e4   per operand pair, every output dtype at 1 MiB, 132 SMs,
+#                promoted, m = 8b and 8b - 4 (the configurations predicted so far from the bf16 grid)
+#   wideunaligned  n beyond 2048 over m = 8b - 4 (1 and 4 MiB)
+#   The parts above ask only what no rule answers (sweep --skip-ruled), which is what lets them fit.
 #   holdout      50,000 random shapes in 192 configurations, never used to build the model
 #   live         selftest --live: 2000 random calls through cuBLASLt, the model's count, bits compared
 #   record       small truth sets of random splitting shapes at 132 and 114 SMs, replayed
@@ -77,10 +81,6 @@ if want unaligned; then  # m = 8b - 4: the representative of the m that are not 
   sweep dense-unaligned --m 4..2044/8 --n 16..2048/16 --k 128..65536/128 "${BASE[@]}" --workspaces 1048576 \
     --max-seconds 180
 fi
-if want unaligned114; then
-  sweep dense-unaligned-sm114 --m 4..2044/8 --n 16..2048/16 --k 128..65536/128 "${BASE[@]}" --workspaces 1048576 \
-    --sm-counts 114 --max-seconds 110
-fi
 if want dense32x114; then
   sweep dense-ws32-sm114 --m 16..4096/16 --n 32..4096/32 --k 128..65536/128 "${BASE[@]}" --workspaces 33554432 \
     --sm-counts 114 --max-seconds 170
@@ -97,10 +97,33 @@ if want tall; then
   sweep dense-tall --m 2049..4096 --n 16,32,48,64 --k 128..65536/128 "${BASE[@]}" --workspaces 1048576 \
     --max-seconds 80
 fi
-for pair in e4e4:e4m3xe4m3 e4e5:e4m3xe5m2 e5e4:e5m2xe4m3; do
-  if want dtypes-${pair%%:*}; then
-    sweep dense-dtypes-${pair%%:*} --m 8..1024/8 --n 16..2048/16 --k 256..65536/256 --scale-modes tensorwise \
-      --fast-accum off,on --pairs ${pair#*:} --out-dtypes bf16,f16,f32,f8_e4m3 --workspaces 1048576 --max-seconds 420
+SKIP=(--skip-ruled --workspaces 1048576)
+ALIGNED=(--m 8..2048/8 --n 16..2048/16)
+UNALIGNED=(--m 4..2044/8 --n 16..2048/16)
+if want kclass; then
+  for cls in 16 32; do
+    sweep dense-k$cls "${ALIGNED[@]}" --k $((5120 + cls))..65536/128 "${BASE[@]}" "${SKIP[@]}" --max-seconds 60
+    sweep dense-unaligned-k$cls "${UNALIGNED[@]}" --k $((5120 + cls))..65536/128 "${BASE[@]}" "${SKIP[@]}" \
+      --max-seconds 60
+  done
+fi
+if want unaligned114; then
+  sweep dense-unaligned-sm114 "${UNALIGNED[@]}" --k 128..65536/128 "${BASE[@]}" "${SKIP[@]}" --sm-counts 114 \
+    --max-seconds 60
+fi
+if want wideunaligned; then
+  sweep dense-wide-unaligned --m 4..508/8 --n 2064..8192/16 --k 256..65536/256 "${BASE[@]}" --skip-ruled \
+    --workspaces 1048576,4194304 --max-seconds 60
+fi
+for pair in e4e4:e4m3xe4m3:f16,f32,f8_e4m3 e4e5:e4m3xe5m2:bf16,f16,f32,f8_e4m3 e5e4:e5m2xe4m3:bf16,f16,f32,f8_e4m3; do
+  IFS=: read -r tag pairname outs <<< "$pair"
+  if want dtypes-$tag; then
+    for mk in aligned unaligned; do
+      axes=("${ALIGNED[@]}")
+      [ $mk = unaligned ] && axes=("${UNALIGNED[@]}")
+      sweep dense-dtypes-$tag-$mk "${axes[@]}" --k 128..65536/128 --scale-modes tensorwise --fast-accum off \
+        --pairs $pairname --out-dtypes $outs "${SKIP[@]}" --max-seconds ${DTYPE_SECONDS:-150}
+    done
   fi
 done
 if want holdout; then  # random shapes kept out of every table, to measure the model against

@@ -120,6 +120,14 @@ TEST_CASE("a split-K model decides by rules, swept cells and predictions", "[spl
   SplitKConfig rowwise = base_config();
   rowwise.rowwise = true;
   CHECK(SplitKDecider(*model, rowwise).decide(16, 16, 65536).splits == 1);
+  // The same rules, without their text (sweep --skip-ruled asks only the rest).
+  CHECK(decide.rule_for(4000, 4000, 5120) == SplitKRule::short_k);
+  CHECK(decide.rule_for(16, 16, 5136) == SplitKRule::none);
+  CHECK(decide.rule_for(4096, 4096, 65536) == SplitKRule::small_workspace);
+  // Two slices of 2048 x 64 x 4 bytes and the 16 extra bytes just exceed 1 MiB.
+  CHECK(decide.rule_for(2048, 64, 65536) == SplitKRule::small_workspace);
+  CHECK(decide.rule_for(2047, 64, 65536) == SplitKRule::none);
+  CHECK(SplitKDecider(*model, rowwise).rule_for(16, 16, 65536) == SplitKRule::rowwise);
 
   // The grid's cells are exact: 10240 -> ceil(10240 / 2560) - 1 = 3; column (16, 32) is capped
   // at 4.

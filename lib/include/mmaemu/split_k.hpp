@@ -103,12 +103,17 @@ struct SplitKDecision {
   std::string outside;   // when not checked: why the count is a prediction
 };
 
+// The rules that answer a shape without data (each held on every cell ever swept).
+enum class SplitKRule { none, rowwise, short_k, small_workspace };
+
 // Decisions for one configuration: what in the model applies to it is found once, so that
 // millions of shapes are decided quickly (mmaemu split-k --logs).
 class SplitKDecider {
  public:
   SplitKDecider(const SplitKModel& model, const SplitKConfig& config);
   SplitKDecision decide(int64_t m, int64_t n, int64_t k) const;
+  // The rule that answers the shape (one slice), if any: cheap, for sweeps that ask only the rest.
+  SplitKRule rule_for(int64_t m, int64_t n, int64_t k) const;
   const SplitKConfig& config() const { return config_; }
 
  private:
@@ -125,6 +130,7 @@ class SplitKDecider {
   };
   // The slices of `slice_bytes` each that a workspace holds (after workspace_extra_bytes).
   int64_t slices_held(int64_t workspace_bytes, int64_t slice_bytes) const;
+  int64_t slice_bytes(int64_t m, int64_t n) const;
   std::vector<Basis> bases_;
 };
 

@@ -15,6 +15,7 @@
 #include "mmaemu/error.hpp"
 #include "mmaemu/format.hpp"
 #include "mmaemu/record.hpp"
+#include "mmaemu/split_k.hpp"
 
 namespace mmaemu {
 
@@ -30,6 +31,10 @@ struct SweepKey {
 
 // "ws1048576 tensorwise promoted e4m3xe4m3 bf16 bias=none sm=gpu": the key in logs.
 std::string describe_key(const SweepKey& key);
+
+// What the split-K model sees of a swept configuration; `multiprocessors`: the GPU's SM count,
+// taken where the key sets no SM-count target.
+SplitKConfig split_k_config(const SweepKey& key, int multiprocessors);
 
 // Whether torch._scaled_mm (2.11) can make a call with this configuration; else why not.
 // Torch takes a bias only of bf16 (bf16 output), f16 (f16 output) or either (FP8 output), and
@@ -50,11 +55,13 @@ struct AlgorithmConfig {
 struct HeuristicQuery {
   uint32_t key = 0;
   int64_t m = 0, n = 0, k = 0;
+  bool ask = true;  // false: a rule of the split-K model answers it (sweep --skip-ruled)
 };
 
 struct HeuristicAnswer {
   static constexpr int32_t kNothing = -1;   // the heuristic returned no algorithm
   static constexpr int32_t kNotAsked = -2;  // the deadline came first
+  static constexpr int32_t kRuled = -3;     // not asked: a split-K rule gives one slice
   int32_t algorithm = kNotAsked;            // an index into HeuristicSweep::algorithms
   uint64_t workspace_bytes = 0;
   float waves = 0;
@@ -66,7 +73,7 @@ struct HeuristicSweep {
   size_t cublaslt_version = 0;
   std::vector<AlgorithmConfig> algorithms;  // distinct, in the order first seen
   std::vector<HeuristicAnswer> answers;     // one per query
-  size_t asked = 0;                         // answers that are not kNotAsked
+  size_t asked = 0;                         // questions put to the heuristic
   double seconds = 0;
   int jobs = 0;
 };

@@ -165,6 +165,10 @@ Result<HeuristicSweep> ask_heuristic(const SweepOptions& options, const std::vec
       const size_t end = std::min(count, begin + kChunk);
       for (size_t i = begin; i < end; ++i) {
         const HeuristicQuery q = query_of(i);
+        if (!q.ask) {
+          result.answers[i].algorithm = HeuristicAnswer::kRuled;
+          continue;
+        }
         const SweepKey& key = keys[q.key];
         RecordCall c;
         c.m = q.m;
@@ -208,7 +212,7 @@ Result<HeuristicSweep> ask_heuristic(const SweepOptions& options, const std::vec
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.asked = static_cast<size_t>(std::count_if(
       result.answers.begin(), result.answers.end(),
-      [](const HeuristicAnswer& a) { return a.algorithm != HeuristicAnswer::kNotAsked; }));
+      [](const HeuristicAnswer& a) { return a.algorithm >= HeuristicAnswer::kNothing; }));
   result.algorithms = index.take();
   if (progress) progress(result.asked, count);
   return result;

@@ -335,32 +335,44 @@ int64_t SplitKDecider::slices_held(int64_t workspace_bytes, int64_t slice_bytes)
              : (workspace_bytes - model_.workspace_extra_bytes) / slice_bytes;
 }
 
+int64_t SplitKDecider::slice_bytes(int64_t m, int64_t n) const {
+  return m * ceil_div(n, model_.workspace_n_alignment) * model_.workspace_n_alignment * 4;
+}
+
+SplitKRule SplitKDecider::rule_for(int64_t m, int64_t n, int64_t k) const {
+  if (config_.rowwise) return SplitKRule::rowwise;
+  if (ceil_div(k, model_.k_per_slice) - 1 < 2) return SplitKRule::short_k;
+  if (slices_held(config_.workspace_bytes, slice_bytes(m, n)) < 2)
+    return SplitKRule::small_workspace;
+  return SplitKRule::none;
+}
+
 SplitKDecision SplitKDecider::decide(int64_t m, int64_t n, int64_t k) const {
   const SplitKConfig& c = config_;
   SplitKDecision d;
   // The rules: each held on every cell ever swept (model.rules_evidence).
-  if (c.rowwise) {
-    d.checked = true;
-    d.source = "rule: rowwise-scaled calls (OUTER_VEC_32F) never split";
-    return d;
+  const int64_t slice_bytes = this->slice_bytes(m, n);
+  switch (rule_for(m, n, k)) {
+    case SplitKRule::rowwise:
+      d.checked = true;
+      d.source = "rule: rowwise-scaled calls (OUTER_VEC_32F) never split";
+      return d;
+    case SplitKRule::short_k:
+      d.checked = true;
+      d.source =
+          fmt::format("rule: a slice holds more than {} elements of K, so K = {} is never split",
+                      model_.k_per_slice, k);
+      return d;
+    case SplitKRule::small_workspace:
+      d.checked = true;
+      d.source = fmt::format("rule: {} bytes of workspace hold fewer than two slices of {} bytes",
+                             c.workspace_bytes, slice_bytes);
+      return d;
+    case SplitKRule::none:
+      break;
   }
   const int64_t most_by_k = ceil_div(k, model_.k_per_slice) - 1;
-  if (most_by_k < 2) {
-    d.checked = true;
-    d.source =
-        fmt::format("rule: a slice holds more than {} elements of K, so K = {} is never split",
-                    model_.k_per_slice, k);
-    return d;
-  }
-  const int64_t slice_bytes =
-      m * ceil_div(n, model_.workspace_n_alignment) * model_.workspace_n_alignment * 4;
   const int64_t most_by_workspace = slices_held(c.workspace_bytes, slice_bytes);
-  if (most_by_workspace < 2) {
-    d.checked = true;
-    d.source = fmt::format("rule: {} bytes of workspace hold fewer than two slices of {} bytes",
-                           c.workspace_bytes, slice_bytes);
-    return d;
-  }
   // Rule: the workspace matters only through the slices it allows a shape (min(ceil(K / 2560) -
   // 1, what it holds)); two workspaces that allow as many give the same algorithm. It held on every
   // cell two logs share (the 1, 4 and 32 MiB grids at 132 and 114 SMs, every configuration of

@@ -7,6 +7,19 @@
 #include "mmaemu/sweep.hpp"
 
 namespace mmaemu {
+
+SplitKConfig split_k_config(const SweepKey& key, int multiprocessors) {
+  SplitKConfig c;
+  c.sm_count = key.sm_count_target > 0 ? key.sm_count_target : multiprocessors;
+  c.workspace_bytes = key.workspace_bytes;
+  c.rowwise = key.rowwise;
+  c.use_fast_accum = key.use_fast_accum;
+  c.a_dtype = key.a_dtype;
+  c.b_dtype = key.b_dtype;
+  c.out_dtype = key.out_dtype;
+  c.bias_dtype = key.bias_dtype;
+  return c;
+}
 namespace {
 
 Error bad(const std::filesystem::path& path, const std::string& what) {
@@ -84,7 +97,7 @@ Result<SweepLog> SweepLog::read(const std::filesystem::path& path) {
         return bad(path, "the list's columns differ in length");
     }
     for (int32_t a : log.algorithm_)
-      if (a < -2 || a >= static_cast<int32_t>(log.algorithm_splits_.size()))
+      if (a < HeuristicAnswer::kRuled || a >= static_cast<int32_t>(log.algorithm_splits_.size()))
         return bad(path, "an answer names no algorithm");
     for (uint16_t q : log.key_)
       if (q >= log.keys_.size()) return bad(path, "a question names no key");
@@ -103,7 +116,8 @@ void SweepLog::visit(
   auto splits = [&](int32_t a) { return a >= 0 ? algorithm_splits_[static_cast<size_t>(a)] : 0; };
   if (!grid_) {
     for (size_t i = 0; i < algorithm_.size(); ++i)
-      if (algorithm_[i] != -2) visit(key_[i], m_[i], n_[i], k_[i], splits(algorithm_[i]));
+      if (algorithm_[i] >= HeuristicAnswer::kNothing)
+        visit(key_[i], m_[i], n_[i], k_[i], splits(algorithm_[i]));
     return;
   }
   size_t i = 0;
@@ -111,7 +125,7 @@ void SweepLog::visit(
     for (int64_t m : m_)
       for (int64_t n : n_)
         for (int64_t k : k_) {
-          if (algorithm_[i] != -2) visit(q, m, n, k, splits(algorithm_[i]));
+          if (algorithm_[i] >= HeuristicAnswer::kNothing) visit(q, m, n, k, splits(algorithm_[i]));
           ++i;
         }
 }
