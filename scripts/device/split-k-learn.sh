@@ -18,9 +18,12 @@
 #   dtypes-e4e4, dtypes-e4e5, dtypes-e5e4   per operand pair, every output dtype at 1 MiB, 132 SMs,
 #                promoted, m = 8b and 8b - 4 (the configurations predicted so far from the bf16 grid)
 #   wideunaligned  n beyond 2048 over m = 8b - 4 (1 and 4 MiB)
+#   widek        n beyond 2048 at K step 128 and K = 128j + 16, 128j + 32, both kinds of m (1 MiB)
+#   tiny         m 1..8 at n 8208..131072, the decode shapes of one token (1 MiB)
 #   The parts above ask only what no rule answers (sweep --skip-ruled), which is what lets them fit.
 #   holdout      50,000 random shapes in 192 configurations, never used to build the model
-#   live         selftest --live: 2000 random calls through cuBLASLt, the model's count, bits compared
+#   live         selftest --live: runs of random calls through cuBLASLt, the model's count, bits compared
+#                (LIVE_CALLS per run, LIVE_SECONDS in all)
 #   record       small truth sets of random splitting shapes at 132 and 114 SMs, replayed
 # The logs are packed into PACK_DIR/learn.tar.xz, cut into 15 MiB parts.
 set -u
@@ -111,6 +114,17 @@ if want unaligned114; then
   sweep dense-unaligned-sm114 "${UNALIGNED[@]}" --k 128..65536/128 "${BASE[@]}" "${SKIP[@]}" --sm-counts 114 \
     --max-seconds 60
 fi
+if want widek; then  # n beyond 2048 at every 128-block of K and both alignments below 64 (1 MiB)
+  for mk in aligned:8..512/8 unaligned:4..508/8; do
+    for kk in 128:128..65536/128 16:5136..65536/128 32:5152..65536/128; do
+      sweep dense-wide-${mk%%:*}-k${kk%%:*} --m ${mk#*:} --n 2064..8192/16 --k ${kk#*:} "${BASE[@]}" "${SKIP[@]}" \
+        --max-seconds 30
+    done
+  done
+fi
+if want tiny; then  # m 1..8 beyond n = 8192, where 1 MiB still holds two slices (n to 131056 at m = 1)
+  sweep dense-tiny --m 1..8 --n 8208..131072/16 --k 256..65536/256 "${BASE[@]}" "${SKIP[@]}" --max-seconds 80
+fi
 if want wideunaligned; then
   sweep dense-wide-unaligned --m 4..508/8 --n 2064..8192/16 --k 256..65536/256 "${BASE[@]}" --skip-ruled \
     --workspaces 1048576,4194304 --max-seconds 60
@@ -134,13 +148,19 @@ if want holdout; then  # random shapes kept out of every table, to measure the m
   echo "holdout check: $(tail -n 1 "$W/holdout-check.out")"
 fi
 if want live; then
-  # Bounded: 2000 calls did not finish in the 340 s a call had left (2026-12-03; the operands were
-  # then drawn on one thread), so ask fewer and stop it in time for the logs to be packed. For
-  # 2000 calls, run the part alone: LIVE_CALLS=2000 LIVE_SECONDS=540.
-  timeout ${LIVE_SECONDS:-200} "$M" selftest --live --cublaslt "$LT" --calls ${LIVE_CALLS:-300} --seed ${LIVE_SEED:-11} --split-k-from profile \
-    --workspaces 0,1048576,4194304,33554432 --backend cuda --log "$W/selftest-live.json" > "$W/selftest-live.out" 2>&1
-  echo "rc=$?" >> "$W/selftest-live.out"
-  echo "live: $(grep 'selftest --live' "$W/selftest-live.out" | tail -n 1)"
+  # In runs of LIVE_CALLS calls (seeds LIVE_SEED, LIVE_SEED + 1, ...) until LIVE_SECONDS are spent:
+  # a run cut by the deadline is lost, the finished ones are kept (2000 calls in one run did not
+  # finish in the 340 s a call had left, 2026-12-03).
+  deadline=$(( $(date +%s) + ${LIVE_SECONDS:-200} ))
+  seed=${LIVE_SEED:-11}
+  while [ $(( deadline - $(date +%s) )) -gt 20 ]; do
+    timeout $(( deadline - $(date +%s) )) "$M" selftest --live --cublaslt "$LT" --calls ${LIVE_CALLS:-200} --seed $seed \
+      --split-k-from profile --workspaces 0,1048576,4194304,33554432 --backend cuda \
+      --log "$W/selftest-live-$seed.json" > "$W/selftest-live-$seed.out" 2>&1
+    echo "rc=$?" >> "$W/selftest-live-$seed.out"
+    echo "live $seed: $(grep 'selftest --live' "$W/selftest-live-$seed.out" | tail -n 1)"
+    seed=$((seed + 1))
+  done
 fi
 if want record; then  # small truth sets of random shapes where cuBLASLt splits, at 132 and 114 SMs
   for sm in 132 114; do

@@ -6,6 +6,7 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <array>
 #include <nlohmann/json.hpp>
 
 namespace mmaemu {
@@ -245,6 +246,37 @@ int64_t representative_m(const Axis& axis, int64_t m, bool& mismatch) {
   return grid_aligned ? 8 * ceil_div(m, 8) : 8 * ceil_div(m, 8) - 4;
 }
 
+// The K that the heuristic treats as K: it sees K only through ceil(K / 128) and K's alignment
+// (16, 32, or 64 elements and more): in k-every (K = 16..65536 step 16 at 40 (m, n) columns, 1
+// and 32 MiB) every K of one 128-block and one alignment chose the same algorithm, and so did the
+// 2,621 held-out shapes of holdout-2027 that the K-alignment grids reach. Returns them, k first;
+// 0 pads.
+std::array<int64_t, 4> same_choice_k(int64_t k) {
+  const int64_t base = 128 * (ceil_div(k, 128) - 1);
+  std::array<int64_t, 4> out{k, 0, 0, 0};
+  std::array<int64_t, 4> members{};
+  if (k % 32 == 16)
+    members = {base + 16, base + 48, base + 80, base + 112};
+  else if (k % 64 == 32)
+    members = {base + 32, base + 96, 0, 0};
+  else if (k % 64 == 0)
+    members = {base + 64, base + 128, 0, 0};
+  else
+    return out;  // not a multiple of 16: not a shape torch calls
+  size_t n = 1;
+  for (int64_t x : members)
+    if (x != 0 && x != k) out[n++] = x;
+  return out;
+}
+
+// The index of a K that chooses as k does, on `axis`, and that K.
+std::optional<std::pair<size_t, int64_t>> same_choice_index(const Axis& axis, int64_t k) {
+  for (int64_t x : same_choice_k(k))
+    if (x != 0)
+      if (auto l = axis.index_of(x)) return std::pair(*l, x);
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string describe(const SplitKConfig& c) {
@@ -402,18 +434,24 @@ SplitKDecision SplitKDecider::decide(int64_t m, int64_t n, int64_t k) const {
   }
   for (const SplitKGrid* g : exact_) {
     if (!equivalent(g->config)) continue;
-    const auto i = g->m.index_of(m), j = g->n.index_of(n), l = g->k.index_of(k);
+    const auto i = g->m.index_of(m), j = g->n.index_of(n);
+    const auto l = same_choice_index(g->k, k);
     if (i && j && l) {
-      d.splits = g->at(*i, *j, *l);
+      d.splits = g->at(*i, *j, l->first);
       d.checked = true;
-      d.source = "swept: " + g->evidence + at_workspace(g->config);
+      d.source = "swept: " + g->evidence + at_workspace(g->config) +
+                 (l->second == k ? ""
+                                 : fmt::format(" at K = {} (K chooses only through ceil(K / 128) "
+                                               "and its alignment, alike here)",
+                                               l->second));
       return d;
     }
   }
   // A prediction from the nearest swept configuration's grid that reaches the shape (between
-  // grids of one configuration, one of the call's kind of m first): m as the grid's lattice
-  // represents it, n and k up to the grid's next point (k to a multiple of 128 at least, which
-  // keeps the K rule's count), the workspace rule applied.
+  // grids of one configuration, one of the call's kind of m first, then one holding a K that
+  // chooses as k does): m as the grid's lattice represents it, n up to the grid's next point, k
+  // as that K, else up to the next point (a multiple of 128 at least, which keeps the K rule's
+  // count), the workspace rule applied.
   const Basis* chosen = nullptr;
   const Basis* nearest = nullptr;  // the nearest grid allowing as many slices, reaching or not
   std::optional<size_t> i, j;
@@ -424,7 +462,10 @@ SplitKDecision SplitKDecider::decide(int64_t m, int64_t n, int64_t k) const {
     if (!nearest) nearest = &b;
     bool mismatch = false;
     const int64_t r = representative_m(b.grid->m, m, mismatch);
-    const int key = 2 * b.distance + mismatch;
+    // A grid without a K that chooses as k does (the same 128-block and alignment) ranks after
+    // one with it, and after one of the call's kind of m.
+    const bool k_mismatch = k <= b.grid->k.to && !same_choice_index(b.grid->k, k);
+    const int key = 4 * b.distance + 2 * mismatch + k_mismatch;
     if (chosen && key >= best_key) continue;
     const auto gi = b.grid->m.index_at_or_above(r), gj = b.grid->n.index_at_or_above(n);
     // Up to the next point of the lattice, never across a gap wider than its step.
@@ -448,11 +489,13 @@ SplitKDecision SplitKDecider::decide(int64_t m, int64_t n, int64_t k) const {
     return d;
   }
   const SplitKGrid* g = chosen->grid;
-  const int64_t rep_k = 128 * ceil_div(k, 128);
+  const auto same_k = same_choice_index(g->k, k);
+  const int64_t rep_k = same_k ? same_k->second : 128 * ceil_div(k, 128);
   const std::string basis =
       chosen->distance == 0 ? "a grid of this configuration" : "a grid of " + describe(g->config);
   int s = 0;
-  const auto l = g->k.index_at_or_above(std::min(rep_k, g->k.to));
+  const auto l =
+      same_k ? std::optional(same_k->first) : g->k.index_at_or_above(std::min(rep_k, g->k.to));
   if (l) {
     s = g->at(*i, *j, *l);
     // Beyond the grid's last k: the K rule goes on where the last count was the K rule's.

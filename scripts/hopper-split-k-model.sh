@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Rebuilds profiles/hopper-split-k.json from the committed H200 sweep logs (issue 11): the one
+# place that lists which logs the model is built from. holdout-2027 is never among them
+# (validation_logs/2026-12-03/split-k/held-out.json). Needs python3-numpy.
+#   scripts/hopper-split-k-model.sh [OUT]
+set -eu
+cd "$(dirname "$0")/.."
+V=validation_logs/2026-12-03/split-k
+OUT=${1:-profiles/hopper-split-k.json}
+# Grids first, in the order the decider breaks ties by: the 1 MiB base grids, the other SM
+# counts and workspaces, the K-alignment grids, the per-pair dtype grids, then the listed-value logs.
+GRIDS=(dense-base dense-sm114 dense-ws32 dense-unaligned dense-ws32-sm114 dense-ws4 dense-wide dense-tall
+  dense-k16 dense-k32 dense-unaligned-k16 dense-unaligned-k32 dense-unaligned-sm114 dense-wide-unaligned
+  dense-dtypes-e4e4-aligned dense-dtypes-e4e4-unaligned dense-dtypes-e4e5-aligned dense-dtypes-e4e5-unaligned
+  dense-dtypes-e5e4-aligned dense-dtypes-e5e4-unaligned
+  ${EXTRA_GRIDS:-}
+  m-every n-every k-every big-k sm-targets)
+args=()
+for g in "${GRIDS[@]}"; do args+=("$V/$g.safetensors.xz"); done
+exec python3 scripts/split-k-model.py --out "$OUT" --base "$V/model-base.json" --grids "${args[@]}" \
+  --points "$V/configs.safetensors.xz" "$V/holdout.safetensors.xz" --legacy validation_logs/2026-12-02/sweep/sweep.json
