@@ -11,6 +11,8 @@ OUT=${1:-profiles/hopper-split-k.json}
 # counts and workspaces, the K-alignment grids, the per-pair dtype grids, then the listed-value logs.
 GRIDS=(dense-base dense-sm114 dense-ws32 dense-unaligned dense-ws32-sm114 dense-ws4 dense-wide dense-tall
   dense-k16 dense-k32 dense-unaligned-k16 dense-unaligned-k32 dense-unaligned-sm114 dense-wide-unaligned
+  dense-wide-aligned-k128 dense-wide-aligned-k16 dense-wide-aligned-k32 dense-wide-unaligned-k128
+  dense-wide-unaligned-k16 dense-wide-unaligned-k32 dense-tiny
   dense-dtypes-e4e4-aligned dense-dtypes-e4e4-unaligned dense-dtypes-e4e5-aligned dense-dtypes-e4e5-unaligned
   dense-dtypes-e5e4-aligned dense-dtypes-e5e4-unaligned
   ${EXTRA_GRIDS:-}
