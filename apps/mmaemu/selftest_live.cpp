@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -158,6 +159,13 @@ Result<int> run_live_selftest(const LiveSelftestOptions& o) {
     return Error(Errc::invalid_argument,
                  "--workspaces: '" + o.workspaces + "' is not a list of byte counts");
   const std::vector<int64_t>& workspaces = *parsed;
+  // Where the time goes (a call took about a second on the H200, 2026-12-03): each phase's
+  // seconds are logged and written to the JSON log, and each call's replay time.
+  using Clock = std::chrono::steady_clock;
+  const auto seconds_since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
+  auto phase = Clock::now();
   auto calls = random_calls(o.calls, o.seed, workspaces, o.jobs);
   if (!calls) return calls.error();
   const std::filesystem::path dir = o.keep.empty() ? std::filesystem::temp_directory_path() /
@@ -165,12 +173,16 @@ Result<int> run_live_selftest(const LiveSelftestOptions& o) {
                                                    : std::filesystem::path(o.keep);
   spdlog::info("recording {} random calls through {} on {} into {}", o.calls, o.cublaslt, gpu.name,
                dir.string());
+  const double drawing_seconds = seconds_since(phase);
+  phase = Clock::now();
   Progress recording(calls->size());
   auto summary = record_truth_set({dir, o.cublaslt, workspaces.front(), 0, o.sm_count},
                                   std::move(calls).value(),
                                   [&](const std::string& id) { recording.step(id); });
   recording.clear();
   if (!summary) return summary.error();
+  const double recording_seconds = seconds_since(phase);
+  phase = Clock::now();
   auto set = load_truth_set(dir);
   if (!set) return set.error();
   int exact = 0, agrees = 0, inside = 0, split = 0, logged = 0;
@@ -181,6 +193,7 @@ Result<int> run_live_selftest(const LiveSelftestOptions& o) {
   Progress replaying(set->recordings.size());
   for (const auto& r : set->recordings) {
     replaying.step(r.id);
+    const auto call_start = Clock::now();
     auto rep = replay_scaled_mm(*set, r, *profile, backend, o.jobs, replay_options);
     if (!rep) return rep.error();
     // The profile's own choice, whatever the replay used: does it equal cuBLASLt's? With
@@ -219,12 +232,16 @@ Result<int> run_live_selftest(const LiveSelftestOptions& o) {
                            {"split_k_used", rep->plan.split_k},
                            {"profile_split_k", own->split_k},
                            {"profile_inside_envelope", own->envelope.inside},
-                           {"profile_agrees", agree}};
+                           {"profile_agrees", agree},
+                           {"replay_seconds", seconds_since(call_start)}};
     if (r.recorded_split_k) call["cublaslt_split_k"] = *r.recorded_split_k;
     if (!own->envelope.inside) call["envelope_reason"] = own->envelope.reason;
     results.push_back(call);
   }
   replaying.clear();
+  const double replaying_seconds = seconds_since(phase);
+  spdlog::info("selftest --live: {:.1f} s drawing operands, {:.1f} s recording, {:.1f} s replaying",
+               drawing_seconds, recording_seconds, replaying_seconds);
   const int total = static_cast<int>(set->recordings.size());
   const std::string verdict = fmt::format(
       "{}/{} calls bit-exact on {} with split-K counts from the {} ({} recorded twice: {} "
@@ -255,6 +272,10 @@ Result<int> run_live_selftest(const LiveSelftestOptions& o) {
                         {"split_k_agreed", agrees},
                         {"split_k_logged", logged},
                         {"calls_split", split},
+                        {"seconds",
+                         {{"drawing", drawing_seconds},
+                          {"recording", recording_seconds},
+                          {"replaying", replaying_seconds}}},
                         {"results", results}};
     if (auto ok = write_file_atomically(o.json_path, j.dump(1) + "\n"); !ok) return ok.error();
   }
