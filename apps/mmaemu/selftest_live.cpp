@@ -137,10 +137,7 @@ Result<int> run_live_selftest(const LiveSelftestOptions& o) {
                      (devices.why_unavailable.empty() ? "none found" : devices.why_unavailable));
   const GpuInfo& gpu = devices.gpus.front();
   const auto arch = architecture_of_gpu(gpu.name);
-  std::string profile_name;
-  if (arch)
-    for (const auto& name : builtin_profile_names())
-      if (auto p = load_profile(name); p && p->architecture == *arch) profile_name = name;
+  std::string profile_name = arch ? builtin_profile_for(*arch).value_or("") : "";
   if (!o.profile.empty()) profile_name = o.profile;
   if (profile_name.empty()) {
     std::cout << fmt::format(

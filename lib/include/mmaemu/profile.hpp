@@ -77,5 +77,7 @@ Result<Profile> parse_profile(std::string_view json_text, const std::string& ori
 // A profile by name (one the executable carries) or by the path of a JSON file.
 Result<Profile> load_profile(const std::string& name_or_path);
 std::vector<std::string> builtin_profile_names();
+// The name of the built-in profile of an architecture ("hopper"), if one describes it.
+std::optional<std::string> builtin_profile_for(std::string_view architecture);
 
 }  // namespace mmaemu

@@ -289,6 +289,13 @@ std::vector<std::string> builtin_profile_names() {
   return names;
 }
 
+std::optional<std::string> builtin_profile_for(std::string_view architecture) {
+  std::optional<std::string> found;
+  for (const auto& name : builtin_profile_names())
+    if (auto p = load_profile(name); p && p->architecture == architecture) found = name;
+  return found;
+}
+
 Result<Profile> load_profile(const std::string& name_or_path) {
   for (const auto& t : embedded_profiles())
     if (t.name == name_or_path)
