@@ -99,12 +99,8 @@ Result<int> run_bench(const BenchOptions& o) {
     c.out_dtype = *out_dtype;
     c.use_fast_accum = o.fast_accum;
     c.dist = o.dist;
-    auto a = draw_fp8(c.a_dtype, o.dist, static_cast<size_t>(c.m * c.k), o.seed * 2);
-    auto b = draw_fp8(c.b_dtype, o.dist, static_cast<size_t>(c.n * c.k), o.seed * 2 + 1);
-    if (!a) return a.error();
-    if (!b) return b.error();
-    c.a = std::move(a).value();
-    c.b = std::move(b).value();
+    c.seed = o.seed;
+    if (auto drawn = draw_operands({&c, 1}, 1); !drawn) return drawn.error();
     c.scale_a = c.scale_b = {0x3F800000u};  // 1.0: tensorwise
     ScaledMmCall call;
     call.m = c.m, call.n = c.n, call.k = c.k;

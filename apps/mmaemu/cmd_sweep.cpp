@@ -280,12 +280,7 @@ Result<json> replay_sample(const SweepCliOptions& o, const SweepResult& r, const
     c.rowwise = key.rowwise;
     c.dist = "normal";
     c.seed = ++seed;
-    auto a = draw_fp8(c.a_dtype, "normal", static_cast<size_t>(c.m * c.k), seed * 2);
-    auto b = draw_fp8(c.b_dtype, "normal", static_cast<size_t>(c.n * c.k), seed * 2 + 1);
-    if (!a) return a.error();
-    if (!b) return b.error();
-    c.a = *a;
-    c.b = *b;
+    if (auto drawn = draw_operands({&c, 1}, 1); !drawn) return drawn.error();
     if (c.rowwise) {
       c.scale_a.assign(static_cast<size_t>(c.m), 0x3F800000);
       c.scale_b.assign(static_cast<size_t>(c.n), 0x3F800000);

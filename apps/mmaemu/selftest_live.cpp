@@ -5,14 +5,12 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <random>
-#include <thread>
 
 #include "backend_option.hpp"
 #include "command.hpp"
@@ -97,30 +95,9 @@ Result<std::vector<RecordCall>> random_calls(int count, uint64_t seed,
         c.bias_dtype ? "_bias" : "", c.use_fast_accum ? "fast" : "promoted", *c.workspace_bytes);
     calls.push_back(std::move(c));
   }
-  // The operands last, on every core: each call's are drawn from its own seed, so the calls are
-  // the same whatever the threads. Drawn on one thread, 2000 calls took longer than a device call
-  // lasts (about 10^7 elements a second).
-  const int threads = threads_for_jobs(jobs);
-  std::atomic<size_t> next{0};
-  std::vector<std::optional<Error>> failed(calls.size());
-  std::vector<std::thread> pool;
-  for (int t = 0; t < std::min<int>(threads, static_cast<int>(calls.size())); ++t)
-    pool.emplace_back([&] {
-      for (size_t i; (i = next++) < calls.size();) {
-        RecordCall& c = calls[i];
-        auto a = draw_fp8(c.a_dtype, c.dist, static_cast<size_t>(c.m * c.k), c.seed * 2);
-        auto b = draw_fp8(c.b_dtype, c.dist, static_cast<size_t>(c.n * c.k), c.seed * 2 + 1);
-        if (!a || !b) {
-          failed[i] = !a ? a.error() : b.error();
-          continue;
-        }
-        c.a = std::move(a).value();
-        c.b = std::move(b).value();
-      }
-    });
-  for (auto& t : pool) t.join();
-  for (const auto& e : failed)
-    if (e) return *e;
+  // The operands last, on every core (drawn on one thread, 2000 calls took longer than a device
+  // call lasts): each call's from its own seed, so the calls are the same whatever the threads.
+  if (auto drawn = draw_operands(calls, threads_for_jobs(jobs)); !drawn) return drawn.error();
   return calls;
 }
 

@@ -41,6 +41,11 @@ struct RecordCall {
   std::optional<int64_t> workspace_bytes;
 };
 
+// Each call's operands drawn from its `dist` and `seed`: a (m x k) from seed x 2, b (n x k) from
+// seed x 2 + 1, the convention every recorded set follows; calls spread over `threads` (<= 0:
+// every core), the codes the same at any thread count.
+Result<void> draw_operands(std::span<RecordCall> calls, int threads);
+
 // What cuBLASLt's heuristic chose for a call: every config attribute its result exposes (id,
 // tile_id, splitk_num, reduction_scheme, cta_swizzling, custom_option, stages_id, inner_shape_id,
 // cluster_shape_id), with the workspace it asks for and its wave count.

@@ -2,7 +2,7 @@
 // every parameter held against the hardware.
 #include <algorithm>
 #include <map>
-#include <thread>
+#include "threads/parallel_for.hpp"
 
 #include "mmaemu/mma_step.hpp"
 #include "mmaemu/preset_moves.hpp"
@@ -17,24 +17,13 @@ std::vector<uint32_t> codes(std::span<const uint8_t> bytes, Format f, size_t fir
   return v;
 }
 
-template <class F>
-void parallel_tiles(int tiles, int threads, F&& body) {
-  threads = std::max(1, std::min(threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency()), tiles));
-  std::vector<std::thread> pool;
-  for (int w = 0; w < threads; ++w)
-    pool.emplace_back([&, w] {
-      for (int t = w; t < tiles; t += threads) body(t);
-    });
-  for (auto& th : pool) th.join();
-}
-
 }  // namespace
 
 std::vector<uint32_t> probe_outputs(const ProbeTiles& tiles, const Preset& preset, int threads) {
   const ProbeInstruction& in = *tiles.instruction;
   const size_t m = in.m, n = in.n, k = in.k;
   std::vector<uint32_t> d(static_cast<size_t>(tiles.tiles) * m * n);
-  parallel_tiles(tiles.tiles, threads, [&](int t) {
+  parallel_for(tiles.tiles, threads, [&](int64_t t) {
     for (size_t row = 0; row < m; ++row) {
       const auto a = codes(tiles.a, in.a_format, (t * m + row) * k, k);
       for (size_t col = 0; col < n; ++col) {
