@@ -2,14 +2,14 @@
 
 #ifdef MMAEMU_HAVE_CUDA_HEADERS
 
-#include <dlfcn.h>
+#include "device/shared_library.hpp"
 
 namespace mmaemu::device {
 namespace {
 
 template <class F>
-bool bind(void* library, const char* name, F& f) {
-  f = reinterpret_cast<F>(dlsym(library, name));
+bool bind(const SharedLibrary& library, const char* name, F& f) {
+  f = reinterpret_cast<F>(library.symbol(name));
   return f != nullptr;
 }
 
@@ -23,10 +23,10 @@ std::string DriverApi::describe(CUresult r) const {
 }
 
 Result<Gpu> open_gpu(int ordinal) {
-  // Loaded once and never closed: the driver stays for the life of the process.
-  static void* cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  const SharedLibrary& cuda = cuda_driver_library();
   if (!cuda)
-    return Error(Errc::device_unavailable, "no CUDA driver: libcuda.so.1 could not be loaded");
+    return Error(Errc::device_unavailable,
+                 "no CUDA driver: " + cuda.name + " could not be loaded (" + cuda.error + ")");
   Gpu g;
   DriverApi& d = g.api;
   const bool bound =
@@ -46,7 +46,7 @@ Result<Gpu> open_gpu(int ordinal) {
       bind(cuda, "cuFuncSetAttribute", d.function_attribute);
   if (!bound)
     return Error(Errc::device_unavailable,
-                 "libcuda.so.1 lacks a driver entry point this build needs");
+                 cuda.name + " lacks a driver entry point this build needs");
   if (CUresult r = d.init(0); r != CUDA_SUCCESS)
     return Error(Errc::device_unavailable, "cuInit failed: " + d.describe(r));
   if (CUresult r = d.device_get(&g.device, ordinal); r != CUDA_SUCCESS)
@@ -86,8 +86,8 @@ LtSession::~LtSession() {
 Result<std::unique_ptr<LtSession>> open_lt_session(const std::string& library, int ordinal) {
   auto gpu = open_gpu(ordinal);
   if (!gpu) return gpu.error();
-  void* so = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!so) return Error(Errc::device_unavailable, "cannot load " + library + ": " + dlerror());
+  const SharedLibrary so = open_shared_library({library});
+  if (!so) return Error(Errc::device_unavailable, "cannot load " + library + ": " + so.error);
   auto s = std::make_unique<LtSession>();
   s->gpu = std::move(gpu).value();
   s->library = library;

@@ -1,11 +1,10 @@
 // Loads libcuda and libnvrtc with dlopen and asks for the GPUs. The few driver entry points used
 // here are declared by hand (C ABI, CUDA 13's stable signatures) so that no CUDA header is needed
 // to build the CPU parts.
-#include <dlfcn.h>
-
 #include <string>
 
 #include "device/embedded_kernels.hpp"
+#include "device/shared_library.hpp"
 #include "mmaemu/device.hpp"
 
 namespace mmaemu {
@@ -27,24 +26,11 @@ constexpr int kAttrComputeCapabilityMajor = 75;
 constexpr int kAttrComputeCapabilityMinor = 76;
 
 template <class F>
-F symbol(void* library, const char* name) {
-  return reinterpret_cast<F>(dlsym(library, name));
+F symbol(const device::SharedLibrary& library, const char* name) {
+  return reinterpret_cast<F>(library.symbol(name));
 }
 
-void* open_first(std::initializer_list<const char*> names, std::string& used, std::string& error) {
-  for (const char* name : names) {
-    if (void* h = dlopen(name, RTLD_NOW | RTLD_LOCAL)) {
-      used = name;
-      return h;
-    }
-    const char* e = dlerror();
-    if (error.empty() && e) error = e;
-  }
-  used = *names.begin();
-  return nullptr;
-}
-
-std::string cuda_error(void* driver, CuResult code) {
+std::string cuda_error(const device::SharedLibrary& driver, CuResult code) {
   auto get = symbol<CuGetErrorString>(driver, "cuGetErrorString");
   const char* text = nullptr;
   if (get && get(code, &text) == 0 && text) return std::string(text) + " (" + std::to_string(code) + ")";
@@ -55,18 +41,17 @@ std::string cuda_error(void* driver, CuResult code) {
 
 DeviceReport probe_devices() {
   DeviceReport report;
-  std::string error;
-  void* driver = open_first({"libcuda.so.1", "libcuda.so"}, report.driver_library, error);
-  std::string nvrtc_error;
-  void* nvrtc = open_first({"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"}, report.nvrtc_library,
-                           nvrtc_error);
+  const device::SharedLibrary& driver = device::cuda_driver_library();
+  const device::SharedLibrary& nvrtc = device::nvrtc_library();
+  report.driver_library = driver.name;
+  report.nvrtc_library = nvrtc.name;
   if (nvrtc) {
     auto version = symbol<NvrtcVersion>(nvrtc, "nvrtcVersion");
     report.nvrtc_loaded = version && version(&report.nvrtc_major, &report.nvrtc_minor) == 0;
   }
   if (!driver) {
     report.why_unavailable = "no CUDA driver: " + report.driver_library + " could not be loaded (" +
-                             error + ")";
+                             driver.error + ")";
     return report;
   }
   report.driver_loaded = true;

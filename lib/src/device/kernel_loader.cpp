@@ -2,7 +2,6 @@
 
 #ifdef MMAEMU_HAVE_CUDA_HEADERS
 
-#include <dlfcn.h>
 #include <nvrtc.h>
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 #include <mutex>
 
 #include "device/embedded_kernels.hpp"
+#include "device/shared_library.hpp"
 #include "mmaemu/kernel_modules.hpp"
 
 namespace mmaemu::device {
@@ -41,17 +41,17 @@ Result<std::vector<char>> compile_with_nvrtc(const std::string& source, const st
   using Size = nvrtcResult (*)(nvrtcProgram, size_t*);
   using Get = nvrtcResult (*)(nvrtcProgram, char*);
   using Destroy = nvrtcResult (*)(nvrtcProgram*);
-  void* so = nullptr;
-  for (const char* name : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"})
-    if ((so = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
-  if (!so) return Error(Errc::device_unavailable, "NVRTC (libnvrtc.so.13) could not be loaded");
-  auto create = reinterpret_cast<Create>(dlsym(so, "nvrtcCreateProgram"));
-  auto compile = reinterpret_cast<Compile>(dlsym(so, "nvrtcCompileProgram"));
-  auto log_size = reinterpret_cast<Size>(dlsym(so, "nvrtcGetProgramLogSize"));
-  auto get_log = reinterpret_cast<Get>(dlsym(so, "nvrtcGetProgramLog"));
-  auto cubin_size = reinterpret_cast<Size>(dlsym(so, "nvrtcGetCUBINSize"));
-  auto get_cubin = reinterpret_cast<Get>(dlsym(so, "nvrtcGetCUBIN"));
-  auto destroy = reinterpret_cast<Destroy>(dlsym(so, "nvrtcDestroyProgram"));
+  const SharedLibrary& so = nvrtc_library();
+  if (!so)
+    return Error(Errc::device_unavailable,
+                 "NVRTC (" + so.name + ") could not be loaded (" + so.error + ")");
+  auto create = reinterpret_cast<Create>(so.symbol("nvrtcCreateProgram"));
+  auto compile = reinterpret_cast<Compile>(so.symbol("nvrtcCompileProgram"));
+  auto log_size = reinterpret_cast<Size>(so.symbol("nvrtcGetProgramLogSize"));
+  auto get_log = reinterpret_cast<Get>(so.symbol("nvrtcGetProgramLog"));
+  auto cubin_size = reinterpret_cast<Size>(so.symbol("nvrtcGetCUBINSize"));
+  auto get_cubin = reinterpret_cast<Get>(so.symbol("nvrtcGetCUBIN"));
+  auto destroy = reinterpret_cast<Destroy>(so.symbol("nvrtcDestroyProgram"));
   if (!create || !compile || !log_size || !get_log || !cubin_size || !get_cubin || !destroy)
     return Error(Errc::device_unavailable, "libnvrtc lacks an entry point this build needs");
   std::string main_text;
