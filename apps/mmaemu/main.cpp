@@ -4,55 +4,98 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 #include "command.hpp"
+#include "mmaemu/kernel_modules.hpp"
 #include "mmaemu/version.hpp"
 
 namespace mmaemu::cli {
 
 int exit_status_for(const Error& error) {
   switch (error.code()) {
-    case Errc::invalid_argument: return kExitUsage;
-    case Errc::io: return kExitIo;
-    case Errc::malformed: return kExitMalformed;
-    case Errc::hash_mismatch: return kExitHashMismatch;
-    case Errc::unsupported: return kExitUnsupported;
-    case Errc::not_found: return kExitNotFound;
-    case Errc::device_unavailable: return kExitDeviceUnavailable;
-    case Errc::internal: return kExitInternal;
+    case Errc::invalid_argument:
+      return kExitUsage;
+    case Errc::io:
+      return kExitIo;
+    case Errc::malformed:
+      return kExitMalformed;
+    case Errc::hash_mismatch:
+      return kExitHashMismatch;
+    case Errc::unsupported:
+      return kExitUnsupported;
+    case Errc::not_found:
+      return kExitNotFound;
+    case Errc::device_unavailable:
+      return kExitDeviceUnavailable;
+    case Errc::internal:
+      return kExitInternal;
   }
   return kExitInternal;
 }
 
 const std::vector<Command>& command_table() {
   static const std::vector<Command> table = {
-      {"info", "Version, build, GPUs (or why none), profiles, presets and kernel modules", setup_info},
+      {"info", "Version, build, GPUs (or why none), profiles, presets and kernel modules",
+       setup_info},
       {"gemm", "Emulate one torch._scaled_mm call from a safetensors file", setup_gemm},
       {"replay", "Replay a truth set through the emulator and compare bit for bit", setup_replay},
-      {"record", "Record torch._scaled_mm's cuBLASLt calls on a live GPU as a truth set", setup_record},
-      {"sweep", "Tabulate cuBLASLt's algorithm and split-K choice over a grid of shapes on a live GPU", setup_sweep},
-      {"split-k", "The split-K count cuBLASLt chooses, from the profile's model, for shapes or against sweep logs", setup_split_k},
-      {"probe", "Probe single tensor-core instructions on a live GPU and judge every preset parameter", setup_probe},
-      {"conform", "Check a backend (the CUDA kernels, the fast CPU path) against the oracle on random calls", setup_conform},
-      {"bench", "Time the emulation backends beside native cuBLASLt on the same inputs, bits compared (JSON)", setup_bench},
-      {"build-fatbin", "Build the kernel modules with the pinned nvcc, or check them against their manifest", setup_build_fatbin},
+      {"record", "Record torch._scaled_mm's cuBLASLt calls on a live GPU as a truth set",
+       setup_record},
+      {"sweep",
+       "Tabulate cuBLASLt's algorithm and split-K choice over a grid of shapes on a live GPU",
+       setup_sweep},
+      {"split-k",
+       "The split-K count cuBLASLt chooses, from the profile's model, for shapes or against sweep "
+       "logs",
+       setup_split_k},
+      {"probe",
+       "Probe single tensor-core instructions on a live GPU and judge every preset parameter",
+       setup_probe},
+      {"conform",
+       "Check a backend (the CUDA kernels, the fast CPU path) against the oracle on random calls",
+       setup_conform},
+      {"bench",
+       "Time the emulation backends beside native cuBLASLt on the same inputs, bits compared "
+       "(JSON)",
+       setup_bench},
+      {"build-fatbin",
+       "Build the kernel modules with the pinned nvcc, or check them against their manifest",
+       setup_build_fatbin},
       {"check-dist", "Check that every carried fatbin matches its manifest", setup_check_dist},
-      {"selftest", "Check this installation in seconds: formats, presets, bundled truth", setup_selftest},
+      {"selftest", "Check this installation in seconds: formats, presets, bundled truth",
+       setup_selftest},
   };
   return table;
 }
 
 }  // namespace mmaemu::cli
 
+namespace {
+
+// The environment, mapped once into the library's settings (the library reads none itself).
+void apply_environment() {
+  const char* dir = std::getenv("MMAEMU_KERNEL_DIR");
+  const char* force = std::getenv("MMAEMU_FORCE_NVRTC");
+  mmaemu::set_kernel_search(
+      {mmaemu::installed_kernel_dirs(dir ? std::filesystem::path(dir) : std::filesystem::path()),
+       force && std::string(force) == "1"});
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace mmaemu::cli;
   auto logger = spdlog::stderr_color_mt("mmaemu");
   spdlog::set_default_logger(logger);
   spdlog::set_pattern("mmaemu: %^%l%$: %v");
+  apply_environment();
 
   CLI::App app{"mmaemu: bit-exact emulation of NVIDIA tensor-core FP8 matrix multiplies"};
-  app.set_version_flag("--version", std::string("mmaemu ") + mmaemu::kVersion + " (" + mmaemu::kGitCommit + ")");
+  app.set_version_flag("--version",
+                       std::string("mmaemu ") + mmaemu::kVersion + " (" + mmaemu::kGitCommit + ")");
   app.require_subcommand(1);
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "Log more detail to stderr");
@@ -90,7 +133,8 @@ int main(int argc, char** argv) {
     try {
       mmaemu::Result<int> status = runner();
       if (!status) {
-        std::cerr << "mmaemu " << sub->get_name() << ": error: " << status.error().message() << "\n";
+        std::cerr << "mmaemu " << sub->get_name() << ": error: " << status.error().message()
+                  << "\n";
         return exit_status_for(status.error());
       }
       return *status;

@@ -77,14 +77,27 @@ TEST_CASE("an installed fatbin from other sources or with other bytes is passed 
   CHECK(search.passed_over[2].find("manifest.json") != std::string::npos);
 }
 
-TEST_CASE("installed fatbins are looked for in MMAEMU_KERNEL_DIR, then beside the executable",
+TEST_CASE("installed fatbins are looked for in the given folder, then beside the executable",
           "[kernels][install]") {
-  setenv("MMAEMU_KERNEL_DIR", "/opt/kernels-here", 1);
-  auto dirs = installed_kernel_dirs();
+  auto dirs = installed_kernel_dirs("/opt/kernels-here");
   REQUIRE(dirs.size() == 2);
   CHECK(dirs[0] == fs::path("/opt/kernels-here"));
   CHECK(dirs[1].filename() == "kernels");
   CHECK(dirs[1].parent_path().filename() == "mmaemu");
+  CHECK(installed_kernel_dirs("").size() == 1);
+}
+
+TEST_CASE("the library reads no environment: the kernel search is what the application sets",
+          "[kernels][install]") {
+  setenv("MMAEMU_KERNEL_DIR", "/opt/kernels-here", 1);
+  setenv("MMAEMU_FORCE_NVRTC", "1", 1);
+  CHECK(kernel_search().dirs.empty());
+  CHECK_FALSE(kernel_search().force_nvrtc);
   unsetenv("MMAEMU_KERNEL_DIR");
-  CHECK(installed_kernel_dirs().size() == 1);
+  unsetenv("MMAEMU_FORCE_NVRTC");
+  set_kernel_search({{"/a", "/b"}, true});
+  CHECK(kernel_search().dirs.size() == 2);
+  CHECK(kernel_search().force_nvrtc);
+  set_kernel_search({});
+  CHECK(kernel_search().dirs.empty());
 }

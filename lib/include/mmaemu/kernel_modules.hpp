@@ -54,8 +54,19 @@ struct FatbinSearch {
 FatbinSearch find_installed_fatbin(const std::string& module,
                                    const std::vector<std::filesystem::path>& dirs,
                                    const std::string& carried_manifest);
-// Where installed fatbins are looked for: $MMAEMU_KERNEL_DIR, then <prefix>/share/mmaemu/kernels
-// beside the running executable (<prefix>/bin).
-std::vector<std::filesystem::path> installed_kernel_dirs();
+// Where the CUDA backends take kernel modules from. The application sets it (mmaemu maps
+// $MMAEMU_KERNEL_DIR, <prefix>/share/mmaemu/kernels and MMAEMU_FORCE_NVRTC=1 into it when it
+// starts); the library reads no environment variable. Default: no directory, so the fatbins the
+// library carries, then NVRTC.
+struct KernelSearch {
+  std::vector<std::filesystem::path> dirs;  // installed fatbins, looked for in this order
+  bool force_nvrtc = false;                 // compile every module's carried source with NVRTC
+};
+// Before the first CUDA call: a module is loaded once per process.
+void set_kernel_search(KernelSearch search);
+KernelSearch kernel_search();
+// The usual directories: `kernel_dir` when not empty (mmaemu's $MMAEMU_KERNEL_DIR), then
+// <prefix>/share/mmaemu/kernels beside the running executable (<prefix>/bin).
+std::vector<std::filesystem::path> installed_kernel_dirs(const std::filesystem::path& kernel_dir);
 
 }  // namespace mmaemu

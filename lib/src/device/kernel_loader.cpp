@@ -133,15 +133,15 @@ Result<LoadedModule> load(Gpu& gpu, const std::string& name) {
   const auto image = std::find_if(images.begin(), images.end(),
                                   [&](const EmbeddedKernel& k) { return k.module == name; });
   const auto& d = gpu.api;
-  const char* force = std::getenv("MMAEMU_FORCE_NVRTC");
-  const bool nvrtc_only = force && std::string(force) == "1";
+  const KernelSearch settings = kernel_search();
+  const bool nvrtc_only = settings.force_nvrtc;
   LoadedModule m;
   std::string fatbin_failure = "this mmaemu carries no " + name + " fatbin";
   std::string passed_over;  // installed fatbins not taken, said in the origin
   if (!nvrtc_only) {
     // An installed fatbin built from the same sources (perhaps for more GPUs) comes first.
     const FatbinSearch search =
-        find_installed_fatbin(name, installed_kernel_dirs(), carried_manifest());
+        find_installed_fatbin(name, settings.dirs, carried_manifest());
     for (const auto& line : search.passed_over)
       passed_over += (passed_over.empty() ? " (passed over " : "; ") + line;
     if (!passed_over.empty()) passed_over += ")";

@@ -1,8 +1,8 @@
 // The emulation kernel modules (v1, v4, h1, h4) on GPU 0, loaded once per process: an installed
-// fatbin built from the same sources ($MMAEMU_KERNEL_DIR, <prefix>/share/mmaemu/kernels; see
+// fatbin built from the same sources (in kernel_search().dirs, which the application sets; see
 // find_installed_fatbin), else the carried fatbin, NVRTC compiling the module's carried sources
-// when the fatbin has no code the driver can load for the GPU (MMAEMU_FORCE_NVRTC=1 asks for the
-// NVRTC path alone).
+// when the fatbin has no code the driver can load for the GPU (kernel_search().force_nvrtc asks
+// for the NVRTC path alone).
 #pragma once
 
 #ifdef MMAEMU_HAVE_CUDA_HEADERS

@@ -1,5 +1,6 @@
 // Finds a fatbin on disk that may replace a carried one (see kernel_modules.hpp): only a file the
 // disk's manifest vouches for, built from the sources the library was built from.
+#include <mutex>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <system_error>
@@ -79,9 +80,33 @@ FatbinSearch find_installed_fatbin(const std::string& module, const std::vector<
   return search;
 }
 
-std::vector<fs::path> installed_kernel_dirs() {
+namespace {
+
+std::mutex& search_lock() {
+  static std::mutex lock;
+  return lock;
+}
+
+KernelSearch& search_setting() {
+  static KernelSearch search;
+  return search;
+}
+
+}  // namespace
+
+void set_kernel_search(KernelSearch search) {
+  std::lock_guard lock(search_lock());
+  search_setting() = std::move(search);
+}
+
+KernelSearch kernel_search() {
+  std::lock_guard lock(search_lock());
+  return search_setting();
+}
+
+std::vector<fs::path> installed_kernel_dirs(const fs::path& kernel_dir) {
   std::vector<fs::path> dirs;
-  if (const char* dir = std::getenv("MMAEMU_KERNEL_DIR"); dir && *dir) dirs.emplace_back(dir);
+  if (!kernel_dir.empty()) dirs.push_back(kernel_dir);
   if (const fs::path share = installed_share_dir(); !share.empty())
     dirs.push_back(share / "kernels");
   return dirs;
