@@ -7,20 +7,31 @@
 #include <string>
 
 #include "mmaemu/emulate.hpp"
+#include "mmaemu/emulation_modules.hpp"
 
 namespace mmaemu::cli {
 
-inline constexpr const char* kBackendHelp =
-    "cpu (fast path), oracle (the exact definition), cuda (GPU 0: h4, else h1, where they apply, "
-    "else v4), "
-    "cuda-v1, cuda-v4, cuda-h1, cuda-h4";
+// The --backend names, the CUDA modules' from their descriptors: "cpu, oracle, cuda, cuda-v1, ...".
+inline std::string backend_names() {
+  std::string names = "cpu, oracle, cuda";
+  for (const EmulationModule& m : emulation_modules()) names += ", " + std::string(m.backend_name);
+  return names;
+}
+
+inline std::string backend_help() {
+  std::string help =
+      "cpu (fast path), oracle (the exact definition), cuda (GPU 0: h4, else h1, "
+      "where they apply, else v4)";
+  for (const EmulationModule& m : emulation_modules())
+    help += ", " + std::string(m.backend_name) + " (" + std::string(m.summary) + ")";
+  return help;
+}
 
 inline Result<Backend> open_backend(const std::string& name) {
   const auto backend = backend_named(name);
   if (!backend)
-    return Error(
-        Errc::invalid_argument,
-        "--backend " + name + ": expected cpu, oracle, cuda, cuda-v1, cuda-v4, cuda-h1 or cuda-h4");
+    return Error(Errc::invalid_argument,
+                 "--backend " + name + ": expected one of " + backend_names());
   if (is_cuda(*backend)) {
     auto gpu = cuda_backend_device();
     if (!gpu) return Error(gpu.error().code(), "--backend " + name + ": " + gpu.error().message());

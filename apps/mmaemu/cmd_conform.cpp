@@ -15,6 +15,7 @@
 #include "command.hpp"
 #include "mmaemu/adversarial.hpp"
 #include "mmaemu/emulate.hpp"
+#include "mmaemu/emulation_modules.hpp"
 #include "mmaemu/profile.hpp"
 #include "mmaemu/safetensors.hpp"
 #include "mmaemu/version.hpp"
@@ -54,15 +55,17 @@ Result<int> run_conform(const ConformOptions& o) {
   if (*chosen == Backend::oracle) return Error(Errc::invalid_argument, "--backend oracle: conform compares a backend with the oracle");
   // The modules under test: every CUDA module for --backend cuda, else the one named.
   std::vector<Backend> modules;
-  if (*chosen == Backend::cuda) modules = {Backend::cuda_v1, Backend::cuda_v4, Backend::cuda_h1, Backend::cuda_h4};
-  else modules = {*chosen};
+  if (*chosen == Backend::cuda)
+    for (const EmulationModule& m : emulation_modules()) modules.push_back(m.backend);
+  else
+    modules = {*chosen};
   std::string device = "this CPU";
   std::map<std::string, std::string> origins;
   if (is_cuda(*chosen)) {
     device = cuda_backend_device().value();
-    for (const char* m : {"v1", "v4", "h1", "h4"}) {
-      auto origin = cuda_module_origin(m);
-      origins[m] = origin ? *origin : "unavailable: " + origin.error().message();
+    for (const EmulationModule& m : emulation_modules()) {
+      auto origin = cuda_module_origin(std::string(m.name));
+      origins[std::string(m.name)] = origin ? *origin : "unavailable: " + origin.error().message();
     }
   }
   auto presets = fp8_presets();

@@ -200,7 +200,7 @@ Runner setup_gemm(CLI::App& app) {
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
   app.add_flag("--strict-envelope", o->strict_envelope,
                "refuse calls outside the profile's envelope");
-  app.add_option("--backend", o->backend, kBackendHelp)->capture_default_str();
+  app.add_option("--backend", o->backend, backend_help())->capture_default_str();
   app.add_flag("--json", o->json, "print a JSON summary to stdout");
   return [o] { return run_gemm(*o); };
 }

@@ -79,7 +79,7 @@ Runner setup_replay(CLI::App& app) {
   app.add_option("--truth-dir", o->truth_dir, "folder of an mmaemu-truth/1 set")->required();
   app.add_option("--profile", o->profile,
                  "profile for scaled_mm recordings (default: by the set's GPU)");
-  app.add_option("--backend", o->backend, kBackendHelp)->capture_default_str();
+  app.add_option("--backend", o->backend, backend_help())->capture_default_str();
   app.add_option("--jobs", o->jobs, "threads (default: all cores)");
   app.add_option("--out", o->out_path, "write the per-recording log (JSON) to this file");
   app.add_flag("--json", o->json, "print the per-recording log (JSON) to stdout");

@@ -157,7 +157,7 @@ Runner setup_selftest(CLI::App& app) {
   app.add_option("--jobs", o->live_options.jobs,
                  "--live: CPU threads for the emulator (default: all)");
   app.add_option("--backend", o->live_options.backend,
-                 std::string("--live: the emulator's backend: ") + kBackendHelp)
+                 std::string("--live: the emulator's backend: ") + backend_help())
       ->capture_default_str();
   return [o] { return run_selftest(*o); };
 }

@@ -6,12 +6,25 @@
 #include <catch2/catch.hpp>
 
 #include "mmaemu/emulate.hpp"
+#include "mmaemu/emulation_modules.hpp"
 #include "mmaemu/preset.hpp"
 #include "mmaemu/profile.hpp"
 
 using namespace mmaemu;
 
 namespace {
+
+bool h1_supports(const Plan& plan, int major, int minor, std::string* why = nullptr) {
+  static const ScaledMmCall any;  // h1 looks at the plan only
+  return emulation_module_named("h1")->covers(plan, any, major, minor, why);
+}
+bool h4_supports(const Plan& plan, const ScaledMmCall& call, int major, int minor,
+                 std::string* why = nullptr) {
+  return emulation_module_named("h4")->covers(plan, call, major, minor, why);
+}
+bool v1_supports(const Plan& plan, std::string* why = nullptr) {
+  return emulation_module_named("v1")->covers(plan, {}, 9, 0, why);
+}
 
 Plan hopper_plan(const ScaledMmCall& call) {
   auto profile = load_profile("hopper");
@@ -21,20 +34,27 @@ Plan hopper_plan(const ScaledMmCall& call) {
   return *plan;
 }
 
+// A 64 x 32 x 256 call of ones and the hopper profile's plan for it, in one slice.
+struct HopperCall {
+  std::vector<uint8_t> a = std::vector<uint8_t>(64 * 256, 0x38),
+                       b = std::vector<uint8_t>(32 * 256, 0x38);
+  ScaledMmCall call;
+  Plan plan;
+  HopperCall() {
+    call.m = 64, call.n = 32, call.k = 256;
+    call.a = a, call.b = b;
+    plan = hopper_plan(call);
+    plan.split_k = 1;
+  }
+};
+
 }  // namespace
 
 TEST_CASE("h1 and h4 take the Hopper wgmma step on sm_90 only", "[cuda][choice]") {
-  std::vector<uint8_t> a(64 * 256, 0x38), b(32 * 256, 0x38);
-  ScaledMmCall call;
-  call.m = 64, call.n = 32, call.k = 256;
-  call.a = a, call.b = b;
-  Plan plan = hopper_plan(call);
-  plan.split_k = 1;
+  const HopperCall hopper;
+  const ScaledMmCall& call = hopper.call;
+  const Plan& plan = hopper.plan;
   std::string why;
-  if (!h1_supports(plan, 9, 0, &why) && why.find("without the CUDA toolkit") != std::string::npos) {
-    WARN("built without the CUDA headers: " << why);
-    return;
-  }
   CHECK(h1_supports(plan, 9, 0, &why));
   CHECK(h4_supports(plan, call, 9, 0, &why));
   CHECK_FALSE(h1_supports(plan, 8, 9, &why));
@@ -80,17 +100,48 @@ TEST_CASE("v1 and v4 take every FP8 preset, c inside the block or late", "[cuda]
   call.a = a, call.b = b;
   Plan plan = hopper_plan(call);
   std::string why;
-  if (!cuda_backend_supports(plan, &why) &&
-      why.find("without the CUDA toolkit") != std::string::npos) {
-    WARN("built without the CUDA headers: " << why);
-    return;
-  }
-  CHECK(cuda_backend_supports(plan));
+  CHECK(v1_supports(plan));
   plan.preset = find_preset("ada_fp8_mma_k32");
-  CHECK(cuda_backend_supports(plan));
+  CHECK(v1_supports(plan));
   plan.preset = find_preset("blackwell_fp8_mma_k32");
-  CHECK(cuda_backend_supports(plan));  // late c: the block from 0, then one RN add
+  CHECK(v1_supports(plan));  // late c: the block from 0, then one RN add
   plan.algorithm.fused_bias = true;
-  CHECK_FALSE(cuda_backend_supports(plan, &why));
+  CHECK_FALSE(v1_supports(plan, &why));
   CHECK(why.find("epilogue") != std::string::npos);
+}
+
+TEST_CASE("one descriptor per kernel module: names, backends, launch and the module a call gets",
+          "[cuda][choice]") {
+  REQUIRE(emulation_modules().size() == 4);
+  for (const EmulationModule& m : emulation_modules()) {
+    CHECK(backend_named(m.backend_name) == m.backend);
+    CHECK(to_string(m.backend) == m.backend_name);
+    CHECK(emulation_module_for(m.backend) == &m);
+    CHECK(emulation_module_named(m.name) == &m);
+    CHECK(m.source == std::string(m.name) + "_scaled_mm.cu");
+    CHECK(m.covers != nullptr);
+    CHECK(is_cuda(m.backend));
+  }
+  CHECK(emulation_module_for(Backend::cpu) == nullptr);
+  CHECK(emulation_module_named("h4")->dynamic_shared_bytes > 48 * 1024);
+  CHECK(emulation_module_named("h4")->launch == LaunchShape::tiles_128_linear);
+
+  const HopperCall hopper;
+  const ScaledMmCall& call = hopper.call;
+  const Plan& plan = hopper.plan;
+  auto pick = [&](const Plan& p, Backend backend, int major, int minor) {
+    auto m = choose_emulation_module(p, call, backend, major, minor);
+    return m ? std::string((*m)->name) : "error: " + m.error().message();
+  };
+  CHECK(pick(plan, Backend::cuda, 9, 0) == "h4");
+  Plan split = plan;
+  split.split_k = 2;
+  CHECK(pick(split, Backend::cuda, 9, 0) == "h1");
+  CHECK(pick(plan, Backend::cuda, 8, 9) == "v4");  // not Hopper: the CUDA-core modules
+  CHECK(pick(plan, Backend::cuda_v1, 9, 0) == "v1");
+  CHECK(pick(split, Backend::cuda_h4, 9, 0).find("h4 does not cover") != std::string::npos);
+  CHECK(pick(plan, Backend::cpu, 9, 0).find("not a CUDA backend") != std::string::npos);
+  Plan fused = plan;
+  fused.algorithm.fused_bias = true;
+  CHECK(pick(fused, Backend::cuda, 9, 0).find("no CUDA kernel module covers") != std::string::npos);
 }

@@ -28,17 +28,9 @@ bool is_cuda(Backend backend);
 // Whether the fast CPU path covers the plan's preset; if not, `why` says what it lacks.
 bool fast_path_supports(const Plan& plan, std::string* why = nullptr);
 
-// Whether the CUDA backend's v1 kernel covers the plan; if not, `why` says what it lacks.
-bool cuda_backend_supports(const Plan& plan, std::string* why = nullptr);
-// Whether kernel module h1 covers the plan on a GPU of compute capability major.minor: the
-// hopper_fp8_wgmma_k32 preset (the instruction h1 issues), promotion blocks and split-K grains
-// of whole 32-element steps, on sm_90.
-bool h1_supports(const Plan& plan, int compute_major, int compute_minor, std::string* why = nullptr);
-// Whether kernel module h4 covers the call: what h1 covers, with one split-K slice and K a
-// multiple of 16.
-bool h4_supports(const Plan& plan, const ScaledMmCall& call, int compute_major, int compute_minor,
-                 std::string* why = nullptr);
-// Loads the driver and the v1 module on GPU 0: the GPU's name, or why the CUDA backend cannot run.
+// What each CUDA kernel module covers: emulation_modules.hpp.
+// Loads the driver and the kernel modules on GPU 0: the GPU's name and where each module came from,
+// or why the CUDA backend cannot run (v1, the plainest, does not load).
 Result<std::string> cuda_backend_device();
 // The kernel module a CUDA backend runs for the call on GPU 0 ("v1", "v4", "h1" or "h4"), or why it
 // cannot.

@@ -9,6 +9,7 @@
 
 #include "cpu/fp8_codes.hpp"
 #include "mmaemu/emulate.hpp"
+#include "mmaemu/emulation_modules.hpp"
 #include "mmaemu/exact.hpp"
 #include "oracle/output_rows.hpp"
 
@@ -157,27 +158,29 @@ uint32_t output_bits(Format out, float y) {
 }  // namespace
 
 namespace {
-constexpr std::pair<Backend, std::string_view> kBackendNames[] = {
-    {Backend::oracle, "oracle"},   {Backend::cpu, "cpu"},         {Backend::cuda, "cuda"},
-    {Backend::cuda_v1, "cuda-v1"}, {Backend::cuda_v4, "cuda-v4"}, {Backend::cuda_h1, "cuda-h1"},
-    {Backend::cuda_h4, "cuda-h4"}};
+constexpr std::pair<Backend, std::string_view> kHostBackendNames[] = {
+    {Backend::oracle, "oracle"}, {Backend::cpu, "cpu"}, {Backend::cuda, "cuda"}};
+
 }  // namespace
 
+// The CUDA modules' backend names come from their descriptors (emulation_modules.hpp).
 std::string_view to_string(Backend backend) {
-  for (const auto& [b, name] : kBackendNames)
+  for (const auto& [b, name] : kHostBackendNames)
     if (b == backend) return name;
+  if (const EmulationModule* m = emulation_module_for(backend)) return m->backend_name;
   return "cpu";
 }
 
 std::optional<Backend> backend_named(std::string_view name) {
-  for (const auto& [b, n] : kBackendNames)
+  for (const auto& [b, n] : kHostBackendNames)
     if (n == name) return b;
+  for (const EmulationModule& m : emulation_modules())
+    if (m.backend_name == name) return m.backend;
   return std::nullopt;
 }
 
 bool is_cuda(Backend backend) {
-  return backend == Backend::cuda || backend == Backend::cuda_v1 || backend == Backend::cuda_v4 ||
-         backend == Backend::cuda_h1 || backend == Backend::cuda_h4;
+  return backend == Backend::cuda || emulation_module_for(backend) != nullptr;
 }
 
 bool fast_path_supports(const Plan& plan, std::string* why) {

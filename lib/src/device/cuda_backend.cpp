@@ -5,6 +5,7 @@
 // those whose rows hold NaN or Inf, exactly as the fast CPU path does, so the bits equal the
 // oracle's.
 #include "mmaemu/emulate.hpp"
+#include "mmaemu/emulation_modules.hpp"
 
 #ifdef MMAEMU_HAVE_CUDA_HEADERS
 
@@ -40,19 +41,6 @@ std::span<const uint8_t> bytes_of(const std::vector<DecodedOperand>& t) {
   return {reinterpret_cast<const uint8_t*>(t.data()), t.size() * sizeof(DecodedOperand)};
 }
 
-// Whether the plan's step is exactly the Hopper wgmma FP8 step the probes matched (a preset that
-// only carries its name, say a what-if with one parameter moved, is not).
-bool is_wgmma_fp8_step(const Preset& p) {
-  const Preset* w = find_preset("hopper_fp8_wgmma_k32");
-  const StepResult &a = p.f32_result, &b = w->f32_result;
-  return p.terms_per_step == w->terms_per_step && p.product_alignment == w->product_alignment &&
-         p.alignment_fraction_bits == w->alignment_fraction_bits &&
-         p.shifted_out == w->shifted_out && p.accumulator_entry == w->accumulator_entry &&
-         p.flush_subnormal_inputs == w->flush_subnormal_inputs && a.format == b.format &&
-         a.fraction_bits == b.fraction_bits && a.rounding == b.rounding &&
-         a.exponent_floor == b.exponent_floor;
-}
-
 int format_index(Format f) {
   switch (f) {
     case Format::f32:
@@ -73,12 +61,14 @@ int format_index(Format f) {
 Result<std::string> cuda_backend_device() {
   auto gpu = device::emulation_gpu();
   if (!gpu) return gpu.error();
-  auto v1 = device::emulation_module("v1");
-  if (!v1) return v1.error();
-  std::string origins = "v1 from " + (*v1)->origin;
-  for (const char* name : {"v4", "h1", "h4"}) {
+  // The first module (v1, the plainest) must load; the others are reported as they stand.
+  std::string origins;
+  for (const EmulationModule& desc : emulation_modules()) {
+    const std::string name(desc.name);
     auto m = device::emulation_module(name);
-    origins += std::string(", ") + name + (m ? " from " + (*m)->origin : ": unavailable");
+    if (!m && origins.empty()) return m.error();
+    origins += (origins.empty() ? "" : ", ") + name +
+               (m ? " from " + (*m)->origin : std::string(": unavailable"));
   }
   return (*gpu)->name + " (" + origins + ")";
 }
@@ -89,105 +79,39 @@ Result<std::string> cuda_module_origin(const std::string& module) {
   return (*m)->origin;
 }
 
-bool cuda_backend_supports(const Plan& plan, std::string* why) {
-  std::string reason;
-  if (!fast_path_supports(plan, &reason)) {
-  } else if (plan.algorithm.fused_bias || !plan.algorithm.fold_tensorwise_scales) {
-    reason = "an epilogue other than scale-then-bias with folded tensorwise scales";
-  } else if (plan.algorithm.accumulation == Accumulation::promoted &&
-             plan.algorithm.promotion_interval <= 0) {
-    reason = "no promotion interval";
-  }
-  if (why) *why = reason;
-  return reason.empty();
-}
-
-bool h1_supports(const Plan& plan, int compute_major, int compute_minor, std::string* why) {
-  std::string reason;
-  if (!cuda_backend_supports(plan, &reason)) {
-  } else if (!is_wgmma_fp8_step(*plan.preset)) {
-    reason = "h1 and h4 issue wgmma, whose step is hopper_fp8_wgmma_k32's, not " +
-             plan.preset->name + "'s";
-  } else if (compute_major != 9 || compute_minor != 0) {
-    reason = "h1 needs an sm_90 GPU (wgmma), not sm_" + std::to_string(compute_major) +
-             std::to_string(compute_minor);
-  } else if ((plan.algorithm.accumulation == Accumulation::promoted &&
-              plan.algorithm.promotion_interval % 32 != 0) ||
-             plan.algorithm.split_k_grain % 32 != 0) {
-    reason = "promotion blocks or split-K grains that are not whole 32-element steps";
-  }
-  if (why) *why = reason;
-  return reason.empty();
-}
-
-bool h4_supports(const Plan& plan, const ScaledMmCall& call, int compute_major, int compute_minor,
-                 std::string* why) {
-  std::string reason;
-  if (!h1_supports(plan, compute_major, compute_minor, &reason)) {
-  } else if (plan.split_k != 1) {
-    reason = "h4 computes one split-K slice, not " + std::to_string(plan.split_k) + " (h1 does)";
-  } else if (call.k % 16 != 0) {
-    reason = "h4 copies 16-byte rows: K = " + std::to_string(call.k) +
-             " is not a multiple of 16 (h1 takes it)";
-  } else if (plan.algorithm.accumulation == Accumulation::promoted &&
-             plan.algorithm.promotion_interval % kH4SlabK != 0) {
-    reason = "h4 promotes at its " + std::to_string(kH4SlabK) +
-             "-element slabs: a promotion interval of " +
-             std::to_string(plan.algorithm.promotion_interval) + " is not a multiple (h1 takes it)";
-  }
-  if (why) *why = reason;
-  return reason.empty();
-}
-
 Result<std::string> cuda_kernel_for(const Plan& plan, const ScaledMmCall& call, Backend backend) {
   auto gpu = device::emulation_gpu();
   if (!gpu) return gpu.error();
-  std::string why_h1, why_h4, why;
-  const int major = (*gpu)->compute_major, minor = (*gpu)->compute_minor;
-  const bool h1 = h1_supports(plan, major, minor, &why_h1);
-  const bool h4 = h4_supports(plan, call, major, minor, &why_h4);
-  if (backend == Backend::cuda_h1) {
-    if (!h1) return Error(Errc::unsupported, "h1 does not cover the plan: " + why_h1);
-    return std::string("h1");
-  }
-  if (backend == Backend::cuda_h4) {
-    if (!h4) return Error(Errc::unsupported, "h4 does not cover the call: " + why_h4);
-    return std::string("h4");
-  }
-  if (backend == Backend::cuda && h4) return std::string("h4");
-  if (backend == Backend::cuda && h1) return std::string("h1");
-  if (!cuda_backend_supports(plan, &why))
-    return Error(Errc::unsupported,
-                 "the CUDA kernels v1 and v4 do not cover " + plan.preset->name + ": " + why);
-  if (backend == Backend::cuda_v1) return std::string("v1");
-  if (plan.preset->terms_per_step > 64)
-    return Error(Errc::unsupported, "v4 holds steps of up to 64 terms, not " +
-                                        std::to_string(plan.preset->terms_per_step));
-  return std::string("v4");
+  auto module =
+      choose_emulation_module(plan, call, backend, (*gpu)->compute_major, (*gpu)->compute_minor);
+  if (!module) return module.error();
+  return std::string((*module)->name);
 }
 
 Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& call,
                                           Backend backend, CudaRunStats* stats) {
-  auto kernel_name = cuda_kernel_for(plan, call, backend);
-  if (!kernel_name) return kernel_name.error();
-  const bool wgmma = *kernel_name == "h1" || *kernel_name == "h4";
-  if (auto ok = validate_planned_call(plan, call); !ok) return ok.error();
   auto gpu = device::emulation_gpu();
   if (!gpu) return gpu.error();
-  auto module = device::emulation_module(*kernel_name);
+  auto chosen =
+      choose_emulation_module(plan, call, backend, (*gpu)->compute_major, (*gpu)->compute_minor);
+  if (!chosen) return chosen.error();
+  const EmulationModule& desc = **chosen;
+  const std::string kernel_name(desc.name);
+  if (auto ok = validate_planned_call(plan, call); !ok) return ok.error();
+  auto module = device::emulation_module(kernel_name);
   if (!module) return module.error();
   const auto& d = (*gpu)->api;
-  std::string function = *kernel_name + "_scaled_mm";
-  if (wgmma) {
+  std::string function = kernel_name + "_scaled_mm";
+  if (desc.wgmma) {
     auto pair_name = [](Format f) { return f == Format::f8_e4m3 ? "e4m3" : "e5m2"; };
     function =
-        *kernel_name + "_scaled_mm_" + pair_name(call.a_dtype) + "_" + pair_name(call.b_dtype);
+        kernel_name + "_scaled_mm_" + pair_name(call.a_dtype) + "_" + pair_name(call.b_dtype);
   }
   CUfunction kernel = nullptr;
   if (CUresult r = d.module_function(&kernel, (*module)->module, function.c_str());
       r != CUDA_SUCCESS)
     return Error(Errc::internal,
-                 "the " + *kernel_name + " module lacks " + function + ": " + d.describe(r));
+                 "the " + kernel_name + " module lacks " + function + ": " + d.describe(r));
   const auto table_a = operand_table(call.a_dtype);
   const auto table_b = operand_table(call.b_dtype);
   const bool rowwise = call.scale_a.rowwise();
@@ -249,7 +173,7 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& 
   if (CUresult r = d.module_function(&flag_rows, (*module)->module, "flag_special_rows");
       r != CUDA_SUCCESS)
     return Error(Errc::internal,
-                 "the " + *kernel_name + " module lacks flag_special_rows: " + d.describe(r));
+                 "the " + kernel_name + " module lacks flag_special_rows: " + d.describe(r));
   for (const auto& [codes, rows, format, flags] :
        {std::tuple{a.ptr(), call.m, call.a_dtype, rows_a.ptr()},
         std::tuple{b.ptr(), call.n, call.b_dtype, rows_b.ptr()}}) {
@@ -263,33 +187,34 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& 
       return Error(Errc::device_unavailable, "flag_special_rows launch failed: " + d.describe(r));
   }
   void* args[] = {&params};
-  // v1: one thread per element; v4: 256 threads per 64 x 64 tile; h1: one warpgroup per 64 x 64
-  // tile; h4: two warpgroups per 128 x 128 tile, a one-dimensional grid it orders itself, and its
-  // ring in dynamic shared memory (over the 48 KiB default: the attribute must be raised).
-  const unsigned threads_per_block = *kernel_name == "v4" || *kernel_name == "h4" ? 256 : 128;
+  // The module's launch shape (EmulationModule): one thread per element, a 2-D grid of 64 x 64
+  // tiles, or a 1-D grid over 128 x 128 tiles that the kernel orders itself, with its ring in
+  // dynamic shared memory (over the 48 KiB default: the attribute must be raised).
+  const unsigned threads_per_block = desc.threads_per_block;
   unsigned grid_x = static_cast<unsigned>((elements + threads_per_block - 1) / threads_per_block),
            grid_y = 1;
-  unsigned shared_bytes = 0;
-  if (*kernel_name == "v4" || *kernel_name == "h1") {
+  const unsigned shared_bytes = desc.dynamic_shared_bytes;
+  if (desc.launch == LaunchShape::tiles_64) {
     grid_x = static_cast<unsigned>((call.n + 63) / 64);
     grid_y = static_cast<unsigned>((call.m + 63) / 64);
     if (grid_y > 65535)
-      return Error(Errc::unsupported, *kernel_name + ": m = " + std::to_string(call.m) +
+      return Error(Errc::unsupported, kernel_name + ": m = " + std::to_string(call.m) +
                                           " exceeds 65535 tiles of rows");
-  } else if (*kernel_name == "h4") {
+  } else if (desc.launch == LaunchShape::tiles_128_linear) {
     const int64_t tiles =
         ((call.m + kH4TileM - 1) / kH4TileM) * ((call.n + kH4TileN - 1) / kH4TileN);
     if (tiles > INT_MAX)
-      return Error(Errc::unsupported, "h4: " + std::to_string(tiles) + " tiles exceed one grid");
+      return Error(Errc::unsupported,
+                   kernel_name + ": " + std::to_string(tiles) + " tiles exceed one grid");
     grid_x = static_cast<unsigned>(tiles);
-    shared_bytes = kH4SharedBytes;
+  }
+  if (shared_bytes > 0)
     if (CUresult r = d.function_attribute(kernel, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                          kH4SharedBytes);
+                                          static_cast<int>(shared_bytes));
         r != CUDA_SUCCESS)
       return Error(Errc::device_unavailable,
-                   "h4 needs " + std::to_string(kH4SharedBytes) +
+                   kernel_name + " needs " + std::to_string(shared_bytes) +
                        " bytes of shared memory per block: " + d.describe(r));
-  }
   const auto launched = std::chrono::steady_clock::now();
   if (elements > 0) {
     if (CUresult r = d.launch(kernel, grid_x, grid_y, 1, threads_per_block, 1, 1, shared_bytes,
@@ -319,7 +244,7 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& 
           ++host_elements;
         }
   }
-  if (stats) *stats = {*kernel_name, kernel_seconds, host_elements};
+  if (stats) *stats = {kernel_name, kernel_seconds, host_elements};
   return result;
 }
 
@@ -333,21 +258,6 @@ Result<std::string> cuda_backend_device() {
   return Error(
       Errc::unsupported,
       "this mmaemu was built without the CUDA toolkit's headers: --backend cuda is unavailable");
-}
-
-bool cuda_backend_supports(const Plan&, std::string* why) {
-  if (why) *why = "built without the CUDA toolkit's headers";
-  return false;
-}
-
-bool h1_supports(const Plan&, int, int, std::string* why) {
-  if (why) *why = "built without the CUDA toolkit's headers";
-  return false;
-}
-
-bool h4_supports(const Plan&, const ScaledMmCall&, int, int, std::string* why) {
-  if (why) *why = "built without the CUDA toolkit's headers";
-  return false;
 }
 
 Result<std::string> cuda_kernel_for(const Plan&, const ScaledMmCall&, Backend) {

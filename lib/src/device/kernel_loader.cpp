@@ -11,22 +11,11 @@
 
 #include "device/embedded_kernels.hpp"
 #include "device/shared_library.hpp"
+#include "mmaemu/emulation_modules.hpp"
 #include "mmaemu/kernel_modules.hpp"
 
 namespace mmaemu::device {
 namespace {
-
-// What NVRTC needs to rebuild a module: its main source, and whether its code is tied to one
-// architecture's feature set (sm_90a: wgmma) rather than any GPU of that generation and later.
-struct ModuleSource {
-  const char* module;
-  const char* source;
-  bool arch_specific;
-};
-constexpr ModuleSource kModuleSources[] = {{"v1", "v1_scaled_mm.cu", false},
-                                           {"v4", "v4_scaled_mm.cu", false},
-                                           {"h1", "h1_scaled_mm.cu", true},
-                                           {"h4", "h4_scaled_mm.cu", true}};
 
 std::mutex& loader_lock() {
   static std::mutex lock;
@@ -120,12 +109,13 @@ Result<Gpu*> open_once() {
 }
 
 Result<LoadedModule> load(Gpu& gpu, const std::string& name) {
-  const auto* source = std::find_if(std::begin(kModuleSources), std::end(kModuleSources),
-                                    [&](const ModuleSource& s) { return name == s.module; });
-  if (source == std::end(kModuleSources))
+  // What NVRTC needs to rebuild a module: its main source, and whether its code is tied to one
+  // architecture's feature set (sm_90a: wgmma) rather than any GPU of that generation and later.
+  const EmulationModule* source = emulation_module_named(name);
+  if (!source)
     return Error(Errc::internal, "no emulation kernel module is named " + name);
   // sm_90a code runs on sm_90 alone: neither the fatbin nor NVRTC can serve another GPU.
-  if (source->arch_specific && (gpu.compute_major != 9 || gpu.compute_minor != 0))
+  if (source->wgmma && (gpu.compute_major != 9 || gpu.compute_minor != 0))
     return Error(Errc::unsupported, name + " needs an sm_90 GPU (wgmma), not sm_" +
                                         std::to_string(gpu.compute_major) +
                                         std::to_string(gpu.compute_minor));
@@ -164,8 +154,8 @@ Result<LoadedModule> load(Gpu& gpu, const std::string& name) {
         "the " + name + " fatbin does not load on " + gpu.name + " (" + d.describe(r) + ")";
   }
   const std::string arch = "sm_" + std::to_string(gpu.compute_major) +
-                           std::to_string(gpu.compute_minor) + (source->arch_specific ? "a" : "");
-  auto cubin = compile_with_nvrtc(source->source, arch);
+                           std::to_string(gpu.compute_minor) + (source->wgmma ? "a" : "");
+  auto cubin = compile_with_nvrtc(std::string(source->source), arch);
   if (!cubin)
     return Error(Errc::device_unavailable,
                  (nvrtc_only ? "" : fatbin_failure + "; ") + cubin.error().message());

@@ -1,0 +1,49 @@
+// The CUDA emulation kernel modules (kernels/<name>/), one descriptor each: the single table that
+// the backend names, the choice of module for a call, the launcher, the NVRTC path and `conform`
+// read. What a module covers is decided here, in plain CPU code (no CUDA header, no GPU), so that
+// it is tested anywhere (tests/unit/cuda_kernel_choice_test.cpp).
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "mmaemu/emulate.hpp"
+
+namespace mmaemu {
+
+// How a module's kernel is launched over the output.
+enum class LaunchShape : uint8_t {
+  per_element,       // one thread per output element
+  tiles_64,          // a two-dimensional grid of 64 x 64 output tiles
+  tiles_128_linear,  // a one-dimensional grid over 128 x 128 tiles, ordered by the kernel itself
+};
+
+struct EmulationModule {
+  std::string_view name;          // "v1"
+  std::string_view backend_name;  // "cuda-v1"
+  Backend backend;                // Backend::cuda_v1
+  std::string_view source;        // its main source, kernels/<name>/<source>
+  std::string_view summary;       // one line for help texts
+  // Issues wgmma: sm_90a code (sm_90 alone), the hopper_fp8_wgmma_k32 step alone; its kernels are
+  // named <name>_scaled_mm_<a>_<b> per operand pair (e4m3, e5m2), else <name>_scaled_mm.
+  bool wgmma = false;
+  unsigned threads_per_block = 128;
+  LaunchShape launch = LaunchShape::per_element;
+  unsigned dynamic_shared_bytes = 0;  // raised above the 48 KiB default when nonzero
+  // Whether it computes the call on a GPU of compute capability major.minor; if not, why.
+  bool (*covers)(const Plan& plan, const ScaledMmCall& call, int major, int minor,
+                 std::string* why) = nullptr;
+};
+
+// v1, v4, h1, h4.
+std::span<const EmulationModule> emulation_modules();
+const EmulationModule* emulation_module_named(std::string_view name);
+const EmulationModule* emulation_module_for(Backend backend);  // null for oracle, cpu, cuda
+
+// The module a CUDA backend runs for the call on a GPU of compute capability major.minor: the one
+// the backend names, or for Backend::cuda the first that covers it of h4, h1, v4; else why none.
+Result<const EmulationModule*> choose_emulation_module(const Plan& plan, const ScaledMmCall& call,
+                                                       Backend backend, int major, int minor);
+
+}  // namespace mmaemu
