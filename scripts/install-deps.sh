@@ -3,7 +3,7 @@
 # (scripts/install-cuobjdump.sh). Idempotent: quiet and quick when everything is already there.
 set -euo pipefail
 packages=(build-essential cmake ninja-build git python3 libcli11-dev libfmt-dev libspdlog-dev
-          nlohmann-json3-dev catch2 libssl-dev)
+          nlohmann-json3-dev catch2 libssl-dev clang-format)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

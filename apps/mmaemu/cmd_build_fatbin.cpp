@@ -4,18 +4,18 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
-#include <cstdlib>
 #include <sstream>
 
 #include "command.hpp"
-#include "option_lists.hpp"
 #include "mmaemu/kernel_modules.hpp"
 #include "mmaemu/safetensors.hpp"
 #include "mmaemu/truth.hpp"
+#include "option_lists.hpp"
 
 namespace mmaemu::cli {
 namespace {
@@ -26,8 +26,10 @@ using nlohmann::json;
 constexpr const char* kPinnedNvcc = "13.0";
 
 struct BuildOptions {
-  bool release = false, check = false, require_manifest = false, any_nvcc = false, skip_listings = false;
-  std::string source = MMAEMU_SOURCE_DIR, out, modules, nvcc = "/usr/local/cuda/bin/nvcc", cuobjdump;
+  bool release = false, check = false, require_manifest = false, any_nvcc = false,
+       skip_listings = false;
+  std::string source = MMAEMU_SOURCE_DIR, out, modules, nvcc = "/usr/local/cuda/bin/nvcc",
+              cuobjdump;
 };
 
 std::string quoted(const std::string& s) {
@@ -51,13 +53,15 @@ std::pair<int, std::string> run(const std::string& command) {
 json resources(const std::string& log) {
   json out = json::object();
   static const std::regex entry(R"(Compiling entry function '(\w+)' for '(\w+)')");
-  static const std::regex frame(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
+  static const std::regex frame(
+      R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
   static const std::regex regs(R"(Used (\d+) registers)");
   std::string key;
   std::istringstream lines(log);
   for (std::string line; std::getline(lines, line);) {
     std::smatch m;
-    if (std::regex_search(line, m, entry)) key = m[1].str() + "@" + m[2].str();
+    if (std::regex_search(line, m, entry))
+      key = m[1].str() + "@" + m[2].str();
     else if (!key.empty() && std::regex_search(line, m, frame)) {
       out[key]["stack_bytes"] = std::stoi(m[1]);
       out[key]["spill_bytes"] = std::stoi(m[2]) + std::stoi(m[3]);
@@ -74,7 +78,8 @@ std::string find_cuobjdump(const std::string& given, const fs::path& source) {
   if (!given.empty()) return given;
   if (const char* env = std::getenv("MMAEMU_CUOBJDUMP"); env && *env) return env;
   if (run("command -v cuobjdump").first == 0) return "cuobjdump";
-  for (const fs::path& p : {fs::path("/usr/local/cuda/bin/cuobjdump"), source / ".tools" / "cuobjdump" / "bin" / "cuobjdump"})
+  for (const fs::path& p : {fs::path("/usr/local/cuda/bin/cuobjdump"),
+                            source / ".tools" / "cuobjdump" / "bin" / "cuobjdump"})
     if (fs::exists(p)) return p.string();
   return {};
 }
@@ -86,31 +91,44 @@ struct Listing {
 };
 Listing parse_listing(const std::string& text) {
   Listing l;
-  static const std::regex elf(R"(ELF file\s+\d+: \S*\.(sm_\w+)\.cubin)"), ptx(R"(PTX file\s+\d+: \S*\.sm_(\w+)\.ptx)");
+  static const std::regex elf(R"(ELF file\s+\d+: \S*\.(sm_\w+)\.cubin)"),
+      ptx(R"(PTX file\s+\d+: \S*\.sm_(\w+)\.ptx)");
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
     std::smatch m;
-    if (std::regex_search(line, m, elf)) l.sass.insert(m[1]);
-    else if (std::regex_search(line, m, ptx)) l.ptx.insert("compute_" + m[1].str());
+    if (std::regex_search(line, m, elf))
+      l.sass.insert(m[1]);
+    else if (std::regex_search(line, m, ptx))
+      l.ptx.insert("compute_" + m[1].str());
   }
   return l;
 }
 
 // What the listing of `fatbin` lacks or has beyond the architectures expected, one line each.
-Result<std::vector<std::string>> architecture_problems(const std::string& cuobjdump, const std::string& module,
-                                                       const fs::path& fatbin, const std::vector<std::string>& sass,
-                                                       const std::vector<std::string>& ptx, std::string* listing) {
+Result<std::vector<std::string>> architecture_problems(const std::string& cuobjdump,
+                                                       const std::string& module,
+                                                       const fs::path& fatbin,
+                                                       const std::vector<std::string>& sass,
+                                                       const std::vector<std::string>& ptx,
+                                                       std::string* listing) {
   auto [code, text] = run(quoted(cuobjdump) + " --list-elf --list-ptx " + quoted(fatbin.string()));
-  if (code != 0) return Error(Errc::io, module + ": " + cuobjdump + " failed on " + fatbin.string() + ":\n" + text);
+  if (code != 0)
+    return Error(Errc::io,
+                 module + ": " + cuobjdump + " failed on " + fatbin.string() + ":\n" + text);
   if (listing) *listing = text;
   const Listing l = parse_listing(text);
   const std::set<std::string> want_sass(sass.begin(), sass.end()), want_ptx(ptx.begin(), ptx.end());
   std::vector<std::string> problems;
-  auto compare = [&](const char* kind, const std::set<std::string>& want, const std::set<std::string>& got) {
+  auto compare = [&](const char* kind, const std::set<std::string>& want,
+                     const std::set<std::string>& got) {
     for (const auto& a : want)
-      if (!got.count(a)) problems.push_back(fmt::format("{}: {} has no {} {}", module, fatbin.filename().string(), kind, a));
+      if (!got.count(a))
+        problems.push_back(
+            fmt::format("{}: {} has no {} {}", module, fatbin.filename().string(), kind, a));
     for (const auto& a : got)
-      if (!want.count(a)) problems.push_back(fmt::format("{}: {} has {} {}, not in its spec", module, fatbin.filename().string(), kind, a));
+      if (!want.count(a))
+        problems.push_back(fmt::format("{}: {} has {} {}, not in its spec", module,
+                                       fatbin.filename().string(), kind, a));
   };
   compare("SASS", want_sass, l.sass);
   compare("PTX", want_ptx, l.ptx);
@@ -121,7 +139,8 @@ Result<std::vector<std::string>> architecture_problems(const std::string& cuobjd
 // multiply-adds, approximate or flushing arithmetic, approximate division.
 const std::vector<std::pair<std::regex, std::string>>& forbidden_ptx() {
   static const std::vector<std::pair<std::regex, std::string>> rules = {
-      {std::regex(R"(^\s*(@!?%p\d+\s+)?(fma|mad)(\.\w+)*\.f(16|32|64)\b)"), "a floating-point multiply-add"},
+      {std::regex(R"(^\s*(@!?%p\d+\s+)?(fma|mad)(\.\w+)*\.f(16|32|64)\b)"),
+       "a floating-point multiply-add"},
       {std::regex(R"(\.approx\b)"), "an approximate instruction"},
       {std::regex(R"(\.ftz\b)"), "subnormal flushing (.ftz)"},
       {std::regex(R"(^\s*(@!?%p\d+\s+)?div\.full\b)"), "approximate division (div.full)"}};
@@ -130,14 +149,18 @@ const std::vector<std::pair<std::regex, std::string>>& forbidden_ptx() {
 
 // Compiles the module to PTX for `arch` (compute_XY[a]) and scans it; the number of instruction
 // lines, or the first forbidden one.
-Result<int> check_ptx(const BuildOptions& o, const fs::path& kernels, const KernelSpec& spec, const std::string& arch,
-                      const fs::path& scratch) {
-  std::string command = quoted(o.nvcc) + " -ptx -O3 -I" + quoted((kernels / "common").string()) + " -arch=" + arch;
+Result<int> check_ptx(const BuildOptions& o, const fs::path& kernels, const KernelSpec& spec,
+                      const std::string& arch, const fs::path& scratch) {
+  std::string command =
+      quoted(o.nvcc) + " -ptx -O3 -I" + quoted((kernels / "common").string()) + " -arch=" + arch;
   for (const auto& f : spec.nvcc_flags) command += " " + quoted(f);
   command += " -o " + quoted(scratch.string());
-  for (const auto& src : spec.sources) command += " " + quoted((kernels / spec.module / src).string());
+  for (const auto& src : spec.sources)
+    command += " " + quoted((kernels / spec.module / src).string());
   auto [code, log] = run(command);
-  if (code != 0) return Error(Errc::io, "build-fatbin: " + spec.module + ": nvcc -ptx -arch=" + arch + " failed:\n" + log);
+  if (code != 0)
+    return Error(Errc::io,
+                 "build-fatbin: " + spec.module + ": nvcc -ptx -arch=" + arch + " failed:\n" + log);
   auto bytes = read_file_bytes(scratch);
   if (!bytes) return bytes.error();
   std::istringstream lines(std::string(bytes->begin(), bytes->end()));
@@ -148,8 +171,9 @@ Result<int> check_ptx(const BuildOptions& o, const fs::path& kernels, const Kern
     ++instructions;
     for (const auto& [rule, what] : forbidden_ptx())
       if (std::regex_search(line, rule))
-        return Error(Errc::unsupported, fmt::format("build-fatbin: {}: PTX for {} holds {} at line {}: {}", spec.module,
-                                                    arch, what, number, line));
+        return Error(Errc::unsupported,
+                     fmt::format("build-fatbin: {}: PTX for {} holds {} at line {}: {}",
+                                 spec.module, arch, what, number, line));
   }
   return instructions;
 }
@@ -171,16 +195,20 @@ Result<int> build(const BuildOptions& o, const fs::path& kernels, const fs::path
     return Error(Errc::not_found, "build-fatbin: cannot run " + o.nvcc + " --version");
   const std::string nvcc_release = m[1], nvcc_full = m[2];
   if (nvcc_release != kPinnedNvcc && !o.any_nvcc)
-    return Error(Errc::unsupported, fmt::format("build-fatbin: nvcc {} is not the pinned {} (--any-nvcc builds anyway)",
-                                                nvcc_release, kPinnedNvcc));
+    return Error(
+        Errc::unsupported,
+        fmt::format("build-fatbin: nvcc {} is not the pinned {} (--any-nvcc builds anyway)",
+                    nvcc_release, kPinnedNvcc));
   const std::string cuobjdump = o.skip_listings ? "" : find_cuobjdump(o.cuobjdump, o.source);
   if (cuobjdump.empty() && !o.skip_listings)
     return Error(Errc::not_found,
-                 "build-fatbin: no cuobjdump to list the fatbins (scripts/install-cuobjdump.sh installs the pinned "
+                 "build-fatbin: no cuobjdump to list the fatbins (scripts/install-cuobjdump.sh "
+                 "installs the pinned "
                  "one; --skip-listings builds without listings)");
   std::error_code ec;
   fs::create_directories(out / "listings", ec);
-  auto manifest = read_json_or(out / "manifest.json", json{{"format", "mmaemu-kernels/1"}, {"modules", json::object()}});
+  auto manifest = read_json_or(out / "manifest.json",
+                               json{{"format", "mmaemu-kernels/1"}, {"modules", json::object()}});
   if (!manifest) return manifest.error();
   auto report = read_json_or(out / "build_report.json", json::object());
   if (!report) return report.error();
@@ -189,9 +217,11 @@ Result<int> build(const BuildOptions& o, const fs::path& kernels, const fs::path
   for (const auto& module : modules) {
     auto spec = load_kernel_spec(kernels, module);
     if (!spec) return spec.error();
-    std::string command = quoted(o.nvcc) + " -fatbin -O3 -Xptxas -v -I" + quoted((kernels / "common").string());
+    std::string command =
+        quoted(o.nvcc) + " -fatbin -O3 -Xptxas -v -I" + quoted((kernels / "common").string());
     for (const auto& f : spec->nvcc_flags) command += " " + quoted(f);
-    for (const auto& a : spec->sass) command += " -gencode=arch=compute_" + a.substr(3) + ",code=" + a;
+    for (const auto& a : spec->sass)
+      command += " -gencode=arch=compute_" + a.substr(3) + ",code=" + a;
     for (const auto& p : spec->ptx) command += " -gencode=arch=" + p + ",code=" + p;
     const fs::path fatbin = out / (module + ".fatbin"), temporary = out / (module + ".fatbin.tmp");
     command += " -o " + quoted(temporary.string());
@@ -206,7 +236,8 @@ Result<int> build(const BuildOptions& o, const fs::path& kernels, const fs::path
     for (const auto& [kernel, r] : used.items())
       if (r.value("spill_bytes", 0) > 0 || r.value("stack_bytes", 0) > 0) {
         fs::remove(temporary, ec);
-        return Error(Errc::unsupported, "build-fatbin: " + module + ": " + kernel + " spills or has a stack frame");
+        return Error(Errc::unsupported,
+                     "build-fatbin: " + module + ": " + kernel + " spills or has a stack frame");
       }
     // No forbidden instruction in the PTX of any architecture the module carries.
     json ptx_check = json::object();
@@ -224,11 +255,13 @@ Result<int> build(const BuildOptions& o, const fs::path& kernels, const fs::path
       ptx_check[arch] = {{"instructions", *instructions}, {"forbidden", 0}};
     }
     fs::rename(temporary, fatbin, ec);
-    if (ec) return Error(Errc::io, "build-fatbin: cannot write " + fatbin.string() + ": " + ec.message());
+    if (ec)
+      return Error(Errc::io, "build-fatbin: cannot write " + fatbin.string() + ": " + ec.message());
     // The fatbin's own listing: exactly the spec's architectures.
     if (!cuobjdump.empty()) {
       std::string listing;
-      auto problems = architecture_problems(cuobjdump, module, fatbin, spec->sass, spec->ptx, &listing);
+      auto problems =
+          architecture_problems(cuobjdump, module, fatbin, spec->sass, spec->ptx, &listing);
       if (!problems) return problems.error();
       if (!problems->empty()) {
         fs::remove(fatbin, ec);
@@ -237,36 +270,49 @@ Result<int> build(const BuildOptions& o, const fs::path& kernels, const fs::path
       // Committed: the fatbin named by its file name, not by this machine's path.
       for (size_t at; (at = listing.find(fatbin.string())) != std::string::npos;)
         listing.replace(at, fatbin.string().size(), fatbin.filename().string());
-      if (auto ok = write_file_atomically(out / "listings" / (module + ".txt"), listing); !ok) return ok.error();
+      if (auto ok = write_file_atomically(out / "listings" / (module + ".txt"), listing); !ok)
+        return ok.error();
     }
     auto hash = sha256_file(fatbin);
     auto source_hash = kernel_source_sha256(kernels, *spec);
     if (!hash) return hash.error();
     if (!source_hash) return source_hash.error();
-    (*manifest)["modules"][module] = {{"fatbin", module + ".fatbin"}, {"sha256", *hash},
-                                      {"source_sha256", *source_hash}, {"sources", spec->sources},
-                                      {"sass", spec->sass}, {"ptx", spec->ptx}, {"nvcc", nvcc_full},
-                                      {"nvcc_flags", spec->nvcc_flags}, {"bytes", fs::file_size(fatbin)}};
-    (*report)[module] = {{"kernels", used}, {"ptx_check", ptx_check},
-                         {"listing", cuobjdump.empty() ? json(nullptr) : json("listings/" + module + ".txt")}};
-    std::cout << fmt::format("build-fatbin: {}: {} bytes, {} kernel images", module, fs::file_size(fatbin), used.size())
+    (*manifest)["modules"][module] = {{"fatbin", module + ".fatbin"},
+                                      {"sha256", *hash},
+                                      {"source_sha256", *source_hash},
+                                      {"sources", spec->sources},
+                                      {"sass", spec->sass},
+                                      {"ptx", spec->ptx},
+                                      {"nvcc", nvcc_full},
+                                      {"nvcc_flags", spec->nvcc_flags},
+                                      {"bytes", fs::file_size(fatbin)}};
+    (*report)[module] = {
+        {"kernels", used},
+        {"ptx_check", ptx_check},
+        {"listing", cuobjdump.empty() ? json(nullptr) : json("listings/" + module + ".txt")}};
+    std::cout << fmt::format("build-fatbin: {}: {} bytes, {} kernel images", module,
+                             fs::file_size(fatbin), used.size())
               << std::endl;
   }
-  if (auto ok = write_file_atomically(out / "build_report.json", report->dump(1) + "\n"); !ok) return ok.error();
-  if (auto ok = write_file_atomically(out / "manifest.json", manifest->dump(1) + "\n"); !ok) return ok.error();
+  if (auto ok = write_file_atomically(out / "build_report.json", report->dump(1) + "\n"); !ok)
+    return ok.error();
+  if (auto ok = write_file_atomically(out / "manifest.json", manifest->dump(1) + "\n"); !ok)
+    return ok.error();
   return kExitOk;
 }
 
 Result<int> report_check(const std::string& what, const FatbinCheck& c) {
   for (const auto& p : c.problems) std::cout << what << ": " << p << "\n";
   std::cout << fmt::format("{}: {} module(s), {}", what, c.modules,
-                           c.problems.empty() ? "all up to date" : std::to_string(c.problems.size()) + " problem(s)")
+                           c.problems.empty() ? "all up to date"
+                                              : std::to_string(c.problems.size()) + " problem(s)")
             << std::endl;
   return c.problems.empty() ? kExitOk : kExitVerdictFailed;
 }
 
 Result<int> run_build_fatbin(const BuildOptions& o) {
-  if (o.release == o.check) return Error(Errc::invalid_argument, "build-fatbin: pass exactly one of --release, --check");
+  if (o.release == o.check)
+    return Error(Errc::invalid_argument, "build-fatbin: pass exactly one of --release, --check");
   const fs::path kernels = fs::path(o.source) / "kernels";
   const fs::path out = o.out.empty() ? kernels / "bin" : fs::path(o.out);
   if (o.release) return build(o, kernels, out);
@@ -281,25 +327,31 @@ struct DistOptions {
 };
 
 Result<int> run_check_dist(const DistOptions& o) {
-  if (!o.verify_manifest) return Error(Errc::invalid_argument, "check-dist: nothing to check (pass --verify-manifest)");
+  if (!o.verify_manifest)
+    return Error(Errc::invalid_argument, "check-dist: nothing to check (pass --verify-manifest)");
   auto c = check_fatbins({}, o.dist, true, false);
   if (!c) return c.error();
   // Each fatbin's architectures, as cuobjdump lists them, against the manifest's.
   const std::string cuobjdump = find_cuobjdump(o.cuobjdump, MMAEMU_SOURCE_DIR);
   if (cuobjdump.empty()) {
-    if (o.require_cuobjdump) c->problems.push_back("no cuobjdump to list the fatbins (scripts/install-cuobjdump.sh)");
-    else spdlog::warn("check-dist: architectures not checked: no cuobjdump (scripts/install-cuobjdump.sh)");
+    if (o.require_cuobjdump)
+      c->problems.push_back("no cuobjdump to list the fatbins (scripts/install-cuobjdump.sh)");
+    else
+      spdlog::warn(
+          "check-dist: architectures not checked: no cuobjdump (scripts/install-cuobjdump.sh)");
   } else if (c->problems.empty()) {
     auto manifest = read_json_or(fs::path(o.dist) / "manifest.json", json::object());
     if (!manifest) return manifest.error();
     for (const auto& [module, entry] : (*manifest)["modules"].items()) {
-      auto problems = architecture_problems(cuobjdump, module, fs::path(o.dist) / entry.value("fatbin", module + ".fatbin"),
-                                            entry.value("sass", std::vector<std::string>()),
-                                            entry.value("ptx", std::vector<std::string>()), nullptr);
+      auto problems = architecture_problems(
+          cuobjdump, module, fs::path(o.dist) / entry.value("fatbin", module + ".fatbin"),
+          entry.value("sass", std::vector<std::string>()),
+          entry.value("ptx", std::vector<std::string>()), nullptr);
       if (!problems) return problems.error();
       c->problems.insert(c->problems.end(), problems->begin(), problems->end());
     }
-    if (c->problems.empty()) std::cout << "check-dist: every fatbin's architectures equal its manifest's (cuobjdump)\n";
+    if (c->problems.empty())
+      std::cout << "check-dist: every fatbin's architectures equal its manifest's (cuobjdump)\n";
   }
   return report_check("check-dist", *c);
 }
@@ -309,24 +361,32 @@ Result<int> run_check_dist(const DistOptions& o) {
 Runner setup_build_fatbin(CLI::App& app) {
   auto o = std::make_shared<BuildOptions>();
   app.add_flag("--release", o->release, "build every module (or --modules) with the pinned nvcc");
-  app.add_flag("--check", o->check, "sources and fatbins against the manifest, by hashes (no nvcc)");
-  app.add_flag("--require-manifest", o->require_manifest, "--check: a missing manifest is a failure");
+  app.add_flag("--check", o->check,
+               "sources and fatbins against the manifest, by hashes (no nvcc)");
+  app.add_flag("--require-manifest", o->require_manifest,
+               "--check: a missing manifest is a failure");
   app.add_option("--source", o->source, "the source tree holding kernels/")->capture_default_str();
   app.add_option("--out", o->out, "where the fatbins go (default: SOURCE/kernels/bin)");
   app.add_option("--modules", o->modules, "modules to build, comma-separated (default: all)");
   app.add_option("--nvcc", o->nvcc, "the nvcc to run")->capture_default_str();
   app.add_flag("--any-nvcc", o->any_nvcc, "build with an nvcc other than the pinned one");
-  app.add_option("--cuobjdump", o->cuobjdump, "the cuobjdump that lists the fatbins (default: found)");
-  app.add_flag("--skip-listings", o->skip_listings, "--release without cuobjdump listings and architecture check");
+  app.add_option("--cuobjdump", o->cuobjdump,
+                 "the cuobjdump that lists the fatbins (default: found)");
+  app.add_flag("--skip-listings", o->skip_listings,
+               "--release without cuobjdump listings and architecture check");
   return [o] { return run_build_fatbin(*o); };
 }
 
 Runner setup_check_dist(CLI::App& app) {
   auto o = std::make_shared<DistOptions>();
-  app.add_flag("--verify-manifest", o->verify_manifest, "every fatbin's sha256 equals its manifest entry");
-  app.add_option("--dist", o->dist, "the folder of fatbins and manifest.json")->capture_default_str();
-  app.add_option("--cuobjdump", o->cuobjdump, "the cuobjdump that lists the fatbins (default: found)");
-  app.add_flag("--require-cuobjdump", o->require_cuobjdump, "fail when no cuobjdump can check the architectures");
+  app.add_flag("--verify-manifest", o->verify_manifest,
+               "every fatbin's sha256 equals its manifest entry");
+  app.add_option("--dist", o->dist, "the folder of fatbins and manifest.json")
+      ->capture_default_str();
+  app.add_option("--cuobjdump", o->cuobjdump,
+                 "the cuobjdump that lists the fatbins (default: found)");
+  app.add_flag("--require-cuobjdump", o->require_cuobjdump,
+               "fail when no cuobjdump can check the architectures");
   return [o] { return run_check_dist(*o); };
 }
 

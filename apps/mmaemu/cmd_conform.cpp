@@ -1,8 +1,8 @@
 // mmaemu conform: backends (the CUDA kernel modules, or the fast CPU path) against the oracle, bit
 // for bit, on random and adversarial calls: every distribution, odd shapes, K not a multiple of
 // the step and multiples of 16, split-K 1 (half the calls) to 5, both accumulation modes, every
-// output dtype, and every FP8 step preset in turn. The log is a matrix: module x preset, PASS with its counts or why the module does not
-// cover the preset.
+// output dtype, and every FP8 step preset in turn. The log is a matrix: module x preset, PASS with
+// its counts or why the module does not cover the preset.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -52,7 +52,9 @@ Result<std::vector<std::pair<const Preset*, Profile>>> fp8_presets() {
 Result<int> run_conform(const ConformOptions& o) {
   auto chosen = open_backend(o.backend);
   if (!chosen) return chosen.error();
-  if (*chosen == Backend::oracle) return Error(Errc::invalid_argument, "--backend oracle: conform compares a backend with the oracle");
+  if (*chosen == Backend::oracle)
+    return Error(Errc::invalid_argument,
+                 "--backend oracle: conform compares a backend with the oracle");
   // The modules under test: every CUDA module for --backend cuda, else the one named.
   std::vector<Backend> modules;
   if (*chosen == Backend::cuda)
@@ -94,11 +96,13 @@ Result<int> run_conform(const ConformOptions& o) {
       auto plan = profile.resolve(c.call);
       if (!plan) return plan.error();
       plan->preset = preset;
-      plan->split_k = rng() % 2 ? 1 : 2 + static_cast<int>(rng() % 4);  // h4 computes one slice only
+      plan->split_k =
+          rng() % 2 ? 1 : 2 + static_cast<int>(rng() % 4);  // h4 computes one slice only
       progress.step(name);
       std::optional<std::vector<uint8_t>> expected;
       for (Backend module : modules) {
-        const std::string module_name = is_cuda(module) ? std::string(to_string(module)).substr(5) : "cpu";
+        const std::string module_name =
+            is_cuda(module) ? std::string(to_string(module)).substr(5) : "cpu";
         Cell& cell = matrix[module_name][preset->name];
         std::string why;
         bool covered = true;
@@ -128,10 +132,11 @@ Result<int> run_conform(const ConformOptions& o) {
         ++bad_checks;
         ++dist_bad;
         progress.clear();
-        const std::string what =
-            fmt::format("{} on {} trial {}: {}x{}x{} {}x{} -> {}, preset {}, splits {}, fast {}", module_name, name, trial,
-                        c.call.m, c.call.n, c.call.k, describe(c.call.a_dtype).name, describe(c.call.b_dtype).name,
-                        describe(c.call.out_dtype).name, preset->name, plan->split_k, c.call.use_fast_accum);
+        const std::string what = fmt::format(
+            "{} on {} trial {}: {}x{}x{} {}x{} -> {}, preset {}, splits {}, fast {}", module_name,
+            name, trial, c.call.m, c.call.n, c.call.k, describe(c.call.a_dtype).name,
+            describe(c.call.b_dtype).name, describe(c.call.out_dtype).name, preset->name,
+            plan->split_k, c.call.use_fast_accum);
         std::cout << "FAIL " << what << std::endl;
         failures.push_back(what);
       }
@@ -145,19 +150,32 @@ Result<int> run_conform(const ConformOptions& o) {
       nlohmann::json& j = table[module][preset];
       if (cell.calls == 0) {
         j = {{"verdict", "not covered"}, {"why", cell.not_covered}};
-        std::cout << fmt::format("conform: {:<4} x {:<24} not covered: {}\n", module, preset, cell.not_covered);
+        std::cout << fmt::format("conform: {:<4} x {:<24} not covered: {}\n", module, preset,
+                                 cell.not_covered);
       } else {
-        j = {{"verdict", cell.bad == 0 ? "PASS" : "FAIL"}, {"calls", cell.calls}, {"equal", cell.calls - cell.bad},
+        j = {{"verdict", cell.bad == 0 ? "PASS" : "FAIL"},
+             {"calls", cell.calls},
+             {"equal", cell.calls - cell.bad},
              {"elements", cell.elements}};
-        std::cout << fmt::format("conform: {:<4} x {:<24} {} {}/{} calls ({} elements) bit-identical\n", module, preset,
-                                 cell.bad == 0 ? "PASS" : "FAIL", cell.calls - cell.bad, cell.calls, cell.elements);
+        std::cout << fmt::format(
+            "conform: {:<4} x {:<24} {} {}/{} calls ({} elements) bit-identical\n", module, preset,
+            cell.bad == 0 ? "PASS" : "FAIL", cell.calls - cell.bad, cell.calls, cell.elements);
       }
     }
-  const std::string verdict = fmt::format("{}/{} checks bit-identical to the oracle", checked - bad_checks, checked);
-  nlohmann::json log = {{"format", "mmaemu-conform/2"}, {"mmaemu_version", kVersion}, {"mmaemu_commit", kGitCommit},
-                        {"backend", o.backend}, {"device", device}, {"module_origins", origins},
-                        {"seed", o.seed}, {"calls_per_distribution", o.calls}, {"distributions", per_dist},
-                        {"matrix", table}, {"verdict", verdict}, {"failures", failures}};
+  const std::string verdict =
+      fmt::format("{}/{} checks bit-identical to the oracle", checked - bad_checks, checked);
+  nlohmann::json log = {{"format", "mmaemu-conform/2"},
+                        {"mmaemu_version", kVersion},
+                        {"mmaemu_commit", kGitCommit},
+                        {"backend", o.backend},
+                        {"device", device},
+                        {"module_origins", origins},
+                        {"seed", o.seed},
+                        {"calls_per_distribution", o.calls},
+                        {"distributions", per_dist},
+                        {"matrix", table},
+                        {"verdict", verdict},
+                        {"failures", failures}};
   if (!o.out.empty())
     if (auto ok = write_file_atomically(o.out, log.dump(1) + "\n"); !ok) return ok.error();
   std::cout << "conform: " << o.backend << " on " << device << ": " << verdict << std::endl;
@@ -168,7 +186,9 @@ Result<int> run_conform(const ConformOptions& o) {
 
 Runner setup_conform(CLI::App& app) {
   auto o = std::make_shared<ConformOptions>();
-  app.add_option("--backend", o->backend, "cuda (every CUDA module: v1, v4, h1, h4), cuda-v1, cuda-v4, cuda-h1, cuda-h4 or cpu (the fast path)")
+  app.add_option("--backend", o->backend,
+                 "cuda (every CUDA module: v1, v4, h1, h4), cuda-v1, cuda-v4, cuda-h1, cuda-h4 or "
+                 "cpu (the fast path)")
       ->capture_default_str();
   app.add_option("--calls", o->calls, "random calls per distribution")->capture_default_str();
   app.add_option("--seed", o->seed, "seed of the calls")->capture_default_str();

@@ -24,7 +24,8 @@ nlohmann::json preset_json(const Preset& p) {
     return nlohmann::json{{"format", describe(r.format).name},
                           {"fraction_bits", r.fraction_bits},
                           {"rounding", to_string(r.rounding)},
-                          {"exponent_floor", r.exponent_floor ? nlohmann::json(*r.exponent_floor) : nlohmann::json()}};
+                          {"exponent_floor", r.exponent_floor ? nlohmann::json(*r.exponent_floor)
+                                                              : nlohmann::json()}};
   };
   return {{"name", p.name},
           {"architecture", p.architecture},
@@ -47,10 +48,12 @@ Result<int> run_info(bool as_json) {
   nlohmann::json j;
   j["version"] = kVersion;
   j["commit"] = kGitCommit;
-  j["build"] = {{"compiler", kCompiler}, {"build_type", kBuildType}, {"cuda_toolkit", kCudaToolkitAtBuild}};
+  j["build"] = {
+      {"compiler", kCompiler}, {"build_type", kBuildType}, {"cuda_toolkit", kCudaToolkitAtBuild}};
   nlohmann::json gpus = nlohmann::json::array();
   for (const auto& g : device.gpus)
-    gpus.push_back({{"ordinal", g.ordinal}, {"name", g.name},
+    gpus.push_back({{"ordinal", g.ordinal},
+                    {"name", g.name},
                     {"compute_capability", fmt::format("{}.{}", g.compute_major, g.compute_minor)},
                     {"multiprocessors", g.multiprocessors}});
   j["cuda"] = {{"driver_loaded", device.driver_loaded},
@@ -66,19 +69,29 @@ Result<int> run_info(bool as_json) {
   for (const auto& name : builtin_profile_names()) {
     auto p = load_profile(name);
     if (!p) return p.error();
-    nlohmann::json entry = {{"name", p->name}, {"maturity", p->maturity}, {"description", p->description},
-                            {"devices", p->devices}, {"library", p->library},
-                            {"library_version", p->library_version}, {"evidence", p->evidence},
-                            {"split_k_shapes_known", p->split_k_table.size() + p->unsplit_shapes.size()}};
+    nlohmann::json entry = {
+        {"name", p->name},
+        {"maturity", p->maturity},
+        {"description", p->description},
+        {"devices", p->devices},
+        {"library", p->library},
+        {"library_version", p->library_version},
+        {"evidence", p->evidence},
+        {"split_k_shapes_known", p->split_k_table.size() + p->unsplit_shapes.size()}};
     if (const SplitKModel* m = p->split_k_model.get()) {
       nlohmann::json devices = nlohmann::json::array();
       for (const auto& d : m->devices) devices.push_back(m->describe_device(d.sm_count));
       // The GPUs here, by the SM count whose choice replay and gemm emulate for them.
       nlohmann::json here = nlohmann::json::array();
-      for (const auto& g : device.gpus) here.push_back(fmt::format("GPU {}: {}", g.ordinal, m->describe_device(g.multiprocessors)));
-      entry["split_k_model"] = {{"name", p->split_k_model_name}, {"library", m->library}, {"swept_on", m->gpu},
+      for (const auto& g : device.gpus)
+        here.push_back(fmt::format("GPU {}: {}", g.ordinal, m->describe_device(g.multiprocessors)));
+      entry["split_k_model"] = {{"name", p->split_k_model_name},
+                                {"library", m->library},
+                                {"swept_on", m->gpu},
                                 {"reference", m->describe_device(m->reference_sm_count)},
-                                {"devices", devices}, {"grids", m->grids.size()}, {"point_sets", m->points.size()},
+                                {"devices", devices},
+                                {"grids", m->grids.size()},
+                                {"point_sets", m->points.size()},
                                 {"gpus_here", here}};
     }
     profiles.push_back(entry);
@@ -89,9 +102,11 @@ Result<int> run_info(bool as_json) {
   j["presets"] = presets;
   nlohmann::json algorithms = nlohmann::json::array();
   for (const auto& a : builtin_algorithms())
-    algorithms.push_back({{"name", a.name}, {"accumulation", to_string(a.accumulation)},
+    algorithms.push_back({{"name", a.name},
+                          {"accumulation", to_string(a.accumulation)},
                           {"promotion_interval", a.promotion_interval},
-                          {"split_k_grain", a.split_k_grain}, {"description", a.description}});
+                          {"split_k_grain", a.split_k_grain},
+                          {"description", a.description}});
   j["algorithms"] = algorithms;
   if (as_json) {
     std::cout << j.dump(2) << "\n";
@@ -111,36 +126,43 @@ Result<int> run_info(bool as_json) {
                                                             device.nvrtc_major, device.nvrtc_minor)
                                               : device.nvrtc_library + " not found");
   std::cout << "GPU path: "
-            << (device.gpu_path_available() ? "available" : "unavailable: " + device.why_unavailable)
+            << (device.gpu_path_available() ? "available"
+                                            : "unavailable: " + device.why_unavailable)
             << "\n";
   std::cout << "CPU path: available (fast path, equal to the exact oracle)\n";
   std::cout << "kernel modules:";
-  for (const auto& [module, bytes] : carried_kernel_modules()) std::cout << " " << module << " (" << bytes << " bytes)";
+  for (const auto& [module, bytes] : carried_kernel_modules())
+    std::cout << " " << module << " (" << bytes << " bytes)";
   std::cout << (carried_kernel_modules().empty() ? " none\n" : "\n");
   std::cout << "profiles:\n";
   for (const auto& p : profiles)
-    std::cout << fmt::format("  {:<8} {:<12} {} {}; evidence: {}\n", p["name"].get<std::string>(),
-                             p["maturity"].get<std::string>(), p["library"].get<std::string>(),
-                             p["library_version"].get<std::string>(),
-                             fmt::format("{}", fmt::join(p["evidence"].get<std::vector<std::string>>(), ", ")));
+    std::cout << fmt::format(
+        "  {:<8} {:<12} {} {}; evidence: {}\n", p["name"].get<std::string>(),
+        p["maturity"].get<std::string>(), p["library"].get<std::string>(),
+        p["library_version"].get<std::string>(),
+        fmt::format("{}", fmt::join(p["evidence"].get<std::vector<std::string>>(), ", ")));
   for (const auto& p : profiles)
     if (p.contains("split_k_model")) {
       const auto& m = p["split_k_model"];
-      std::cout << fmt::format("  {:<8} split-K model {}: {} swept on the {}; counts for {}; default {}\n",
-                               p["name"].get<std::string>(), m["name"].get<std::string>(),
-                               m["library"].get<std::string>(), m["swept_on"].get<std::string>(),
-                               fmt::format("{}", fmt::join(m["devices"].get<std::vector<std::string>>(), "; ")),
-                               m["reference"].get<std::string>());
-      for (const auto& g : m["gpus_here"]) std::cout << fmt::format("           {}\n", g.get<std::string>());
+      std::cout << fmt::format(
+          "  {:<8} split-K model {}: {} swept on the {}; counts for {}; default {}\n",
+          p["name"].get<std::string>(), m["name"].get<std::string>(),
+          m["library"].get<std::string>(), m["swept_on"].get<std::string>(),
+          fmt::format("{}", fmt::join(m["devices"].get<std::vector<std::string>>(), "; ")),
+          m["reference"].get<std::string>());
+      for (const auto& g : m["gpus_here"])
+        std::cout << fmt::format("           {}\n", g.get<std::string>());
     }
   std::cout << "presets:\n";
   for (const auto& p : builtin_presets()) {
     std::string inputs;
-    for (Format f : p.input_formats) inputs += (inputs.empty() ? "" : "/") + std::string(describe(f).name);
-    std::cout << fmt::format("  {:<24} {:<10} {:>2} terms, {} alignment bits, {}, c {}, f32 result {} bits {}\n",
-                             p.name, inputs, p.terms_per_step, p.alignment_fraction_bits,
-                             to_string(p.shifted_out), to_string(p.accumulator_entry),
-                             p.f32_result.fraction_bits, to_string(p.f32_result.rounding));
+    for (Format f : p.input_formats)
+      inputs += (inputs.empty() ? "" : "/") + std::string(describe(f).name);
+    std::cout << fmt::format(
+        "  {:<24} {:<10} {:>2} terms, {} alignment bits, {}, c {}, f32 result {} bits {}\n", p.name,
+        inputs, p.terms_per_step, p.alignment_fraction_bits, to_string(p.shifted_out),
+        to_string(p.accumulator_entry), p.f32_result.fraction_bits,
+        to_string(p.f32_result.rounding));
   }
   return kExitOk;
 }

@@ -33,7 +33,9 @@ std::string architecture_of(int compute) {
   return "volta";
 }
 
-bool is_fp8(Format f) { return f == Format::f8_e4m3 || f == Format::f8_e5m2; }
+bool is_fp8(Format f) {
+  return f == Format::f8_e4m3 || f == Format::f8_e5m2;
+}
 
 // The preset the profile's model says the instruction follows: for FP8 on Hopper the wgmma step
 // (what cuBLASLt's kernels issue); mma.sync FP8 on Hopper is judged against it and every other
@@ -45,12 +47,15 @@ const Preset* preset_for(const ProbeInstruction& in, int compute) {
 std::vector<const Preset*> candidates_for(const ProbeInstruction& in) {
   std::vector<const Preset*> v;
   for (const Preset& p : builtin_presets())
-    if (p.accepts(in.a_format) && p.accepts(in.b_format) && (is_fp8(in.a_format) || p.architecture != "volta"))
+    if (p.accepts(in.a_format) && p.accepts(in.b_format) &&
+        (is_fp8(in.a_format) || p.architecture != "volta"))
       v.push_back(&p);
   return v;
 }
 
-std::string tensor_prefix(const ProbeInstruction& in) { return in.kernel + (in.reads_c ? "_c" : "_no_c"); }
+std::string tensor_prefix(const ProbeInstruction& in) {
+  return in.kernel + (in.reads_c ? "_c" : "_no_c");
+}
 
 Result<void> save(const std::string& path, const ProbeSession& s) {
   std::vector<TensorToWrite> tensors;
@@ -61,7 +66,9 @@ Result<void> save(const std::string& path, const ProbeSession& s) {
     const ProbeInstruction& in = r.instruction;
     const std::string p = tensor_prefix(in);
     const int64_t tiles = r.tiles.tiles;
-    const auto dtype = [](Format f) { return std::string(f == Format::tf32 ? "F32" : describe(f).safetensors_dtype); };
+    const auto dtype = [](Format f) {
+      return std::string(f == Format::tf32 ? "F32" : describe(f).safetensors_dtype);
+    };
     tensors.push_back({p + ".a", dtype(in.a_format), {tiles, in.m, in.k}, r.tiles.a});
     tensors.push_back({p + ".b", dtype(in.b_format), {tiles, in.n, in.k}, r.tiles.b});
     tensors.push_back({p + ".c", "F32", {tiles, in.m, in.n}, bytes_of(r.tiles.c)});
@@ -89,8 +96,8 @@ Result<ProbeSession> load(const std::string& path) {
     ProbeRun r;
     r.instruction = in;
     const TensorInfo* a = file->find(p + ".a");
-    const TensorInfo *b = file->find(p + ".b"), *c = file->find(p + ".c"), *d = file->find(p + ".d"),
-                     *cls = file->find(p + ".class");
+    const TensorInfo *b = file->find(p + ".b"), *c = file->find(p + ".c"),
+                     *d = file->find(p + ".d"), *cls = file->find(p + ".class");
     if (!a || !b || !c || !d || !cls) {
       r.skipped = "not in " + path;
       s.runs.push_back(std::move(r));
@@ -101,11 +108,13 @@ Result<ProbeSession> load(const std::string& path) {
     const size_t tiles = class_bytes.size();
     const auto ab = file->data(*a), bb = file->data(*b), cb = file->data(*c), db = file->data(*d);
     if (ab.size() != tiles * in.m * in.k * describe(in.a_format).storage_bytes() ||
-        bb.size() != tiles * in.n * in.k * describe(in.b_format).storage_bytes() || cb.size() != tiles * in.m * in.n * 4 ||
-        db.size() != tiles * in.m * in.n * 4)
-      return Error(Errc::malformed, path + ": tensors of " + p + " do not have the instruction's tile sizes");
+        bb.size() != tiles * in.n * in.k * describe(in.b_format).storage_bytes() ||
+        cb.size() != tiles * in.m * in.n * 4 || db.size() != tiles * in.m * in.n * 4)
+      return Error(Errc::malformed,
+                   path + ": tensors of " + p + " do not have the instruction's tile sizes");
     for (uint8_t x : class_bytes) {
-      if (x >= probe_classes().size()) return Error(Errc::malformed, path + ": " + p + ".class holds an unknown class");
+      if (x >= probe_classes().size())
+        return Error(Errc::malformed, path + ": " + p + ".class holds an unknown class");
       r.tiles.class_of_tile.push_back(x);
     }
     r.tiles.a.assign(ab.begin(), ab.end());
@@ -118,25 +127,34 @@ Result<ProbeSession> load(const std::string& path) {
 }
 
 json verdict_json(const ProbeVerdict& v) {
-  json j = {{"instruction", v.instruction}, {"preset", v.preset}, {"elements", v.elements},
-            {"mismatches", v.mismatches}, {"verdict", v.mismatches == 0 ? "matches the preset" : "differs from the preset"}};
+  json j = {{"instruction", v.instruction},
+            {"preset", v.preset},
+            {"elements", v.elements},
+            {"mismatches", v.mismatches},
+            {"verdict", v.mismatches == 0 ? "matches the preset" : "differs from the preset"}};
   for (const auto& c : v.classes) {
     json cj = {{"class", c.name}, {"elements", c.elements}, {"mismatches", c.mismatches}};
     if (c.first)
-      cj["first_mismatch"] = {{"tile", c.first->tile}, {"row", c.first->row}, {"column", c.first->column},
+      cj["first_mismatch"] = {{"tile", c.first->tile},
+                              {"row", c.first->row},
+                              {"column", c.first->column},
                               {"hardware", fmt::format("0x{:08X}", c.first->hardware)},
                               {"model", fmt::format("0x{:08X}", c.first->model)}};
     j["classes"].push_back(cj);
   }
   for (const auto& p : v.parameters) {
-    json pj = {{"parameter", p.parameter}, {"value", p.value}, {"determined", p.determined},
+    json pj = {{"parameter", p.parameter},
+               {"value", p.value},
+               {"determined", p.determined},
                {"declared_unpinned_by_recorded_data", p.declared_unpinned}};
     if (!p.note.empty()) pj["note"] = p.note;
     for (const auto& m : p.moves)
-      pj["moves"].push_back({{"move", m.label}, {"mismatches", m.mismatches}, {"first_class", m.first_class}});
+      pj["moves"].push_back(
+          {{"move", m.label}, {"mismatches", m.mismatches}, {"first_class", m.first_class}});
     j["parameters"].push_back(pj);
   }
-  for (const auto& [name, count] : v.candidates) j["other_presets"].push_back({{"preset", name}, {"mismatches", count}});
+  for (const auto& [name, count] : v.candidates)
+    j["other_presets"].push_back({{"preset", name}, {"mismatches", count}});
   return j;
 }
 
@@ -148,31 +166,37 @@ Result<int> run_probe(const ProbeCliOptions& o) {
     session = std::move(s).value();
   } else {
     spdlog::debug("probing with {} tiles per class", o.tiles_per_class);
-    auto s = run_probes({0, o.tiles_per_class, o.seed, o.jobs},
-                        [](const ProbeInstruction& in, int compute) { return preset_for(in, compute); },
-                        [](const std::string& name) { spdlog::info("probed {}", name); });
+    auto s = run_probes(
+        {0, o.tiles_per_class, o.seed, o.jobs},
+        [](const ProbeInstruction& in, int compute) { return preset_for(in, compute); },
+        [](const std::string& name) { spdlog::info("probed {}", name); });
     if (!s) return s.error();
     session = std::move(s).value();
     if (!o.save_data.empty())
       if (auto ok = save(o.save_data, session); !ok) return ok.error();
   }
   const int compute = session.compute_major * 10 + session.compute_minor;
-  json log = {{"format", "mmaemu-probe/1"},
-              {"mmaemu_version", kVersion},
-              {"mmaemu_commit", kGitCommit},
-              {"source", o.data.empty() ? "live" : "judged again from " + o.data},
-              {"tiles_per_class", o.data.empty() || session.runs.empty() || session.runs.front().tiles.tiles == 0
-                                      ? o.tiles_per_class
-                                      : session.runs.front().tiles.tiles / static_cast<int>(probe_classes().size())},
-              {"seed", o.seed},
-              {"classes", probe_classes()},
-              {"nan_rule", "bitwise: the hardware's canonical NaN (0x7FFFFFFF) must be the model's"}};
+  json log = {
+      {"format", "mmaemu-probe/1"},
+      {"mmaemu_version", kVersion},
+      {"mmaemu_commit", kGitCommit},
+      {"source", o.data.empty() ? "live" : "judged again from " + o.data},
+      {"tiles_per_class",
+       o.data.empty() || session.runs.empty() || session.runs.front().tiles.tiles == 0
+           ? o.tiles_per_class
+           : session.runs.front().tiles.tiles / static_cast<int>(probe_classes().size())},
+      {"seed", o.seed},
+      {"classes", probe_classes()},
+      {"nan_rule", "bitwise: the hardware's canonical NaN (0x7FFFFFFF) must be the model's"}};
   if (o.data.empty())
-    log["environment"] = {{"gpu", session.gpu}, {"sm", fmt::format("{}.{}", session.compute_major, session.compute_minor)},
-                          {"driver_api_version", session.driver_version}};
+    log["environment"] = {
+        {"gpu", session.gpu},
+        {"sm", fmt::format("{}.{}", session.compute_major, session.compute_minor)},
+        {"driver_api_version", session.driver_version}};
   int failures = 0;
   Progress progress(session.runs.size());
-  const int effective_compute = o.data.empty() ? compute : 90;  // saved data come from the H200 probes
+  const int effective_compute =
+      o.data.empty() ? compute : 90;  // saved data come from the H200 probes
   for (auto& r : session.runs) {
     progress.step(r.instruction.name);
     if (!r.skipped.empty()) {
@@ -181,24 +205,27 @@ Result<int> run_probe(const ProbeCliOptions& o) {
     }
     r.tiles.instruction = &r.instruction;
     const Preset* preset = preset_for(r.instruction, effective_compute);
-    const ProbeVerdict v = judge_probe(r.tiles, r.hardware, *preset, candidates_for(r.instruction), o.jobs);
+    const ProbeVerdict v =
+        judge_probe(r.tiles, r.hardware, *preset, candidates_for(r.instruction), o.jobs);
     // The wgmma step is the one the hopper profile's model rests on: it must match.
     const bool modelled = r.instruction.warpgroup || !is_fp8(r.instruction.a_format);
     if (modelled && v.mismatches > 0) ++failures;
     json vj = verdict_json(v);
     vj["kernel"] = r.instruction.kernel;
-    vj["role"] = modelled ? "modelled: must match" : "observed: which preset it follows is reported";
+    vj["role"] =
+        modelled ? "modelled: must match" : "observed: which preset it follows is reported";
     log["instructions"].push_back(vj);
     progress.clear();
-    std::cout << fmt::format("{:<40} {:<24} {}/{} elements match", v.instruction, v.preset, v.elements - v.mismatches,
-                             v.elements);
+    std::cout << fmt::format("{:<40} {:<24} {}/{} elements match", v.instruction, v.preset,
+                             v.elements - v.mismatches, v.elements);
     for (const auto& [name, count] : v.candidates)
       if (count == 0) std::cout << " (also " << name << ")";
     std::cout << std::endl;
   }
   progress.clear();
   if (auto ok = write_file_atomically(o.out, log.dump(1) + "\n"); !ok) return ok.error();
-  std::cout << fmt::format("probe: {} modelled instruction(s) differ from their preset", failures) << std::endl;
+  std::cout << fmt::format("probe: {} modelled instruction(s) differ from their preset", failures)
+            << std::endl;
   return failures == 0 ? kExitOk : kExitVerdictFailed;
 }
 
@@ -207,7 +234,8 @@ Result<int> run_probe(const ProbeCliOptions& o) {
 Runner setup_probe(CLI::App& app) {
   auto o = std::make_shared<ProbeCliOptions>();
   app.add_option("--out", o->out, "the probe log (JSON) to write")->required();
-  app.add_option("--tiles-per-class", o->tiles_per_class, "tiles of each input class")->capture_default_str();
+  app.add_option("--tiles-per-class", o->tiles_per_class, "tiles of each input class")
+      ->capture_default_str();
   app.add_option("--seed", o->seed, "seed of the crafted tiles")->capture_default_str();
   app.add_option("--jobs", o->jobs, "CPU threads for the judgement (default: all)");
   app.add_option("--save-data", o->save_data, "also write the probed tiles and D (safetensors)");

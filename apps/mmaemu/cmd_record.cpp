@@ -7,24 +7,26 @@
 #include <random>
 
 #include "command.hpp"
-#include "option_lists.hpp"
 #include "mmaemu/exact.hpp"
 #include "mmaemu/record.hpp"
 #include "mmaemu/replay.hpp"
+#include "option_lists.hpp"
 
 namespace mmaemu::cli {
 namespace {
 
 struct RecordCliOptions {
   std::string out, inputs_from, shapes = "64x64x256", dists = "normal", pairs = "e4m3xe4m3",
-                                out_dtypes = "bf16", scales = "one", bias = "none", fast_accum = "off,on",
-                                cublaslt = "libcublasLt.so.13";
+                                out_dtypes = "bf16", scales = "one", bias = "none",
+                                fast_accum = "off,on", cublaslt = "libcublasLt.so.13";
   int64_t workspace = 1 << 20;
   uint64_t seed = 1;
   int sm_count = 0;
 };
 
-std::vector<uint8_t> bytes(std::span<const uint8_t> s) { return {s.begin(), s.end()}; }
+std::vector<uint8_t> bytes(std::span<const uint8_t> s) {
+  return {s.begin(), s.end()};
+}
 
 // The calls of an existing truth set, with its own inputs.
 Result<std::vector<RecordCall>> calls_from(const std::string& dir) {
@@ -63,7 +65,8 @@ Result<std::vector<RecordCall>> calls_from(const std::string& dir) {
 
 // Scales as a calibration would give them: a power of two times 1 + i/8, drawn from the seed.
 uint32_t draw_scale(std::mt19937_64& rng) {
-  const double v = std::ldexp(1.0 + static_cast<double>(rng() % 8) / 8.0, static_cast<int>(rng() % 9) - 4);
+  const double v =
+      std::ldexp(1.0 + static_cast<double>(rng() % 8) / 8.0, static_cast<int>(rng() % 9) - 4);
   return encode(Format::f32, ExactValue::from_double(v));
 }
 
@@ -78,7 +81,8 @@ Result<std::vector<RecordCall>> calls_from_grid(const RecordCliOptions& o) {
     const auto [m, n, k] = *parsed;
     for (const auto& pair : split_list(o.pairs, ',')) {
       const auto formats = fp8_operand_pair(pair);
-      if (!formats) return Error(Errc::invalid_argument, "--pairs: '" + pair + "' is not like e4m3xe5m2");
+      if (!formats)
+        return Error(Errc::invalid_argument, "--pairs: '" + pair + "' is not like e4m3xe5m2");
       const auto [fa, fb] = *formats;
       for (const auto& dist : split_list(o.dists, ',')) {
         ++seed;
@@ -88,55 +92,60 @@ Result<std::vector<RecordCall>> calls_from_grid(const RecordCliOptions& o) {
         if (!b) return b.error();
         for (const auto& out : split_list(o.out_dtypes, ',')) {
           const auto fo = format_from_name(out);
-          if (!fo) return Error(Errc::invalid_argument, "--out-dtypes: unknown dtype '" + out + "'");
+          if (!fo)
+            return Error(Errc::invalid_argument, "--out-dtypes: unknown dtype '" + out + "'");
           for (const auto& scale_mode : split_list(o.scales, ','))
-          for (const auto& bias : split_list(o.bias, ','))
-          for (const auto& fast_text : split_list(o.fast_accum, ',')) {
-            if (fast_text != "off" && fast_text != "on")
-              return Error(Errc::invalid_argument, "--fast-accum: '" + fast_text + "' is not off or on");
-            const bool fast = fast_text == "on";
-            if (scale_mode != "tensorwise" && scale_mode != "rowwise" && scale_mode != "one")
-              return Error(Errc::invalid_argument, "--scales: '" + scale_mode + "' is not one, tensorwise or rowwise");
-            if (bias != "none" && bias != "match")
-              return Error(Errc::invalid_argument, "--bias: '" + bias + "' is not none or match");
-            // torch takes a bias of the output's type, for bf16 and f16 outputs.
-            if (bias == "match" && *fo != Format::bf16 && *fo != Format::f16) continue;
-            RecordCall c;
-            c.id = fmt::format("rec_{}x{}x{}_{}_{}_{}_{}{}_{}", m, n, k, pair, dist, out, scale_mode,
-                               bias == "match" ? "_bias" : "", fast ? "fast" : "promoted");
-            std::mt19937_64 rng(seed * 7919 + calls.size());
-            if (scale_mode == "rowwise") {
-              c.rowwise = true;
-              for (int64_t i = 0; i < m; ++i) c.scale_a.push_back(draw_scale(rng));
-              for (int64_t j = 0; j < n; ++j) c.scale_b.push_back(draw_scale(rng));
-            } else if (scale_mode == "tensorwise") {
-              c.scale_a = {draw_scale(rng)};
-              c.scale_b = {draw_scale(rng)};
-            } else {
-              c.scale_a = {0x3F800000};
-              c.scale_b = {0x3F800000};
-            }
-            if (bias == "match") {
-              c.bias_dtype = *fo;
-              std::normal_distribution<double> normal(0.0, 1.0);
-              c.bias.resize(static_cast<size_t>(n) * 2);
-              for (int64_t j = 0; j < n; ++j)
-                store_bits(*fo, c.bias, static_cast<size_t>(j),
-                           encode(*fo, ExactValue::from_double(normal(rng))));
-            }
-            c.m = m;
-            c.n = n;
-            c.k = k;
-            c.a_dtype = fa;
-            c.b_dtype = fb;
-            c.out_dtype = *fo;
-            c.use_fast_accum = fast;
-            c.a = *a;
-            c.b = *b;
-            c.dist = dist;
-            c.seed = seed;
-            calls.push_back(std::move(c));
-          }
+            for (const auto& bias : split_list(o.bias, ','))
+              for (const auto& fast_text : split_list(o.fast_accum, ',')) {
+                if (fast_text != "off" && fast_text != "on")
+                  return Error(Errc::invalid_argument,
+                               "--fast-accum: '" + fast_text + "' is not off or on");
+                const bool fast = fast_text == "on";
+                if (scale_mode != "tensorwise" && scale_mode != "rowwise" && scale_mode != "one")
+                  return Error(Errc::invalid_argument,
+                               "--scales: '" + scale_mode + "' is not one, tensorwise or rowwise");
+                if (bias != "none" && bias != "match")
+                  return Error(Errc::invalid_argument,
+                               "--bias: '" + bias + "' is not none or match");
+                // torch takes a bias of the output's type, for bf16 and f16 outputs.
+                if (bias == "match" && *fo != Format::bf16 && *fo != Format::f16) continue;
+                RecordCall c;
+                c.id = fmt::format("rec_{}x{}x{}_{}_{}_{}_{}{}_{}", m, n, k, pair, dist, out,
+                                   scale_mode, bias == "match" ? "_bias" : "",
+                                   fast ? "fast" : "promoted");
+                std::mt19937_64 rng(seed * 7919 + calls.size());
+                if (scale_mode == "rowwise") {
+                  c.rowwise = true;
+                  for (int64_t i = 0; i < m; ++i) c.scale_a.push_back(draw_scale(rng));
+                  for (int64_t j = 0; j < n; ++j) c.scale_b.push_back(draw_scale(rng));
+                } else if (scale_mode == "tensorwise") {
+                  c.scale_a = {draw_scale(rng)};
+                  c.scale_b = {draw_scale(rng)};
+                } else {
+                  c.scale_a = {0x3F800000};
+                  c.scale_b = {0x3F800000};
+                }
+                if (bias == "match") {
+                  c.bias_dtype = *fo;
+                  std::normal_distribution<double> normal(0.0, 1.0);
+                  c.bias.resize(static_cast<size_t>(n) * 2);
+                  for (int64_t j = 0; j < n; ++j)
+                    store_bits(*fo, c.bias, static_cast<size_t>(j),
+                               encode(*fo, ExactValue::from_double(normal(rng))));
+                }
+                c.m = m;
+                c.n = n;
+                c.k = k;
+                c.a_dtype = fa;
+                c.b_dtype = fb;
+                c.out_dtype = *fo;
+                c.use_fast_accum = fast;
+                c.a = *a;
+                c.b = *b;
+                c.dist = dist;
+                c.seed = seed;
+                calls.push_back(std::move(c));
+              }
         }
       }
     }
@@ -154,7 +163,9 @@ Result<int> run_record(const RecordCliOptions& o) {
     spdlog::debug("recorded {} ({}/{})", id, ++done, total);
   });
   if (!summary) return summary.error();
-  nlohmann::json j = {{"out", o.out}, {"recorded", summary->recorded}, {"skipped", summary->skipped},
+  nlohmann::json j = {{"out", o.out},
+                      {"recorded", summary->recorded},
+                      {"skipped", summary->skipped},
                       {"nondeterministic", summary->nondeterministic}};
   std::cout << j.dump() << "\n";
   return summary->nondeterministic == 0 ? kExitOk : kExitVerdictFailed;
@@ -165,19 +176,24 @@ Result<int> run_record(const RecordCliOptions& o) {
 Runner setup_record(CLI::App& app) {
   auto o = std::make_shared<RecordCliOptions>();
   app.add_option("--out", o->out, "folder of the truth set to write")->required();
-  app.add_option("--inputs-from", o->inputs_from, "re-run the calls of this truth set with its inputs");
+  app.add_option("--inputs-from", o->inputs_from,
+                 "re-run the calls of this truth set with its inputs");
   app.add_option("--shapes", o->shapes, "MxNxK list (torch shapes)")->capture_default_str();
-  app.add_option("--dists", o->dists, "normal, wide, cancel, small, special")->capture_default_str();
+  app.add_option("--dists", o->dists, "normal, wide, cancel, small, special")
+      ->capture_default_str();
   app.add_option("--pairs", o->pairs, "e4m3xe4m3, e4m3xe5m2, e5m2xe4m3")->capture_default_str();
   app.add_option("--out-dtypes", o->out_dtypes, "bf16, f16, f32, f8_e4m3")->capture_default_str();
-  app.add_option("--scales", o->scales, "one (1.0), tensorwise (drawn), rowwise (drawn per row/column)")
+  app.add_option("--scales", o->scales,
+                 "one (1.0), tensorwise (drawn), rowwise (drawn per row/column)")
       ->capture_default_str();
-  app.add_option("--bias", o->bias, "none, match (a bias of the output dtype, bf16/f16 outputs)")->capture_default_str();
+  app.add_option("--bias", o->bias, "none, match (a bias of the output dtype, bf16/f16 outputs)")
+      ->capture_default_str();
   app.add_option("--fast-accum", o->fast_accum, "off, on (use_fast_accum)")->capture_default_str();
   app.add_option("--workspace", o->workspace, "cuBLASLt workspace bytes")->capture_default_str();
   app.add_option("--cublaslt", o->cublaslt, "the libcublasLt to load")->capture_default_str();
   app.add_option("--sm-count", o->sm_count,
-                 "ask cuBLASLt's heuristic to choose as for a GPU with this many SMs (SM_COUNT_TARGET; 114: "
+                 "ask cuBLASLt's heuristic to choose as for a GPU with this many SMs "
+                 "(SM_COUNT_TARGET; 114: "
                  "an H100 PCIe's choice on an H200)")
       ->check(CLI::Range(0, 4096));
   app.add_option("--seed", o->seed, "first seed of the grid")->capture_default_str();

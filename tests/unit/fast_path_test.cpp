@@ -19,7 +19,9 @@ namespace {
 
 using Dist = CallDistribution;
 
-AdversarialCall random_case(std::mt19937& rng, Dist dist) { return random_adversarial_call(rng, dist); }
+AdversarialCall random_case(std::mt19937& rng, Dist dist) {
+  return random_adversarial_call(rng, dist);
+}
 
 }  // namespace
 
@@ -42,9 +44,10 @@ TEST_CASE("the fast CPU path equals the oracle on random calls", "[fast][conform
       auto fast = emulate(*plan, c.call, Backend::cpu, 1 + static_cast<int>(rng() % 3));
       REQUIRE(oracle.ok());
       REQUIRE(fast.ok());
-      INFO("dist " << static_cast<int>(dist) << " trial " << trial << ": " << c.call.m << "x" << c.call.n
-                   << "x" << c.call.k << " out " << describe(c.call.out_dtype).name << " splits "
-                   << plan->split_k << " fast " << c.call.use_fast_accum << " preset " << plan->preset->name);
+      INFO("dist " << static_cast<int>(dist) << " trial " << trial << ": " << c.call.m << "x"
+                   << c.call.n << "x" << c.call.k << " out " << describe(c.call.out_dtype).name
+                   << " splits " << plan->split_k << " fast " << c.call.use_fast_accum << " preset "
+                   << plan->preset->name);
       REQUIRE(*fast == *oracle);
       elements += c.call.m * c.call.n;
     }
@@ -78,11 +81,16 @@ TEST_CASE("output rounding ties go to even on both paths", "[fast][conformance]"
     uint32_t expected;
   };
   const Tie ties[] = {
-      {Format::bf16, 0x3F808000, 0x3F80}, {Format::bf16, 0x3F818000, 0x3F82},
-      {Format::bf16, 0xBF818000, 0xBF82}, {Format::f16, 0x3F801000, 0x3C00},
-      {Format::f16, 0x3F803000, 0x3C02},  {Format::f8_e4m3, 0x3F880000, 0x38},
-      {Format::f8_e4m3, 0x3F980000, 0x3A}, {Format::f8_e5m2, 0x3F900000, 0x3C},
-      {Format::f8_e5m2, 0x3FB00000, 0x3E}, {Format::f8_e4m3, 0x43E80000, 0x7E},  // 464: tie below NaN
+      {Format::bf16, 0x3F808000, 0x3F80},
+      {Format::bf16, 0x3F818000, 0x3F82},
+      {Format::bf16, 0xBF818000, 0xBF82},
+      {Format::f16, 0x3F801000, 0x3C00},
+      {Format::f16, 0x3F803000, 0x3C02},
+      {Format::f8_e4m3, 0x3F880000, 0x38},
+      {Format::f8_e4m3, 0x3F980000, 0x3A},
+      {Format::f8_e5m2, 0x3F900000, 0x3C},
+      {Format::f8_e5m2, 0x3FB00000, 0x3E},
+      {Format::f8_e4m3, 0x43E80000, 0x7E},  // 464: tie below NaN
   };
   std::vector<uint8_t> one = {0x38};
   auto profile = load_profile("hopper");
@@ -99,7 +107,8 @@ TEST_CASE("output rounding ties go to even on both paths", "[fast][conformance]"
     for (Backend backend : {Backend::oracle, Backend::cpu}) {
       auto out = emulate(*plan, call, backend);
       REQUIRE(out.ok());
-      INFO(describe(t.out).name << " scale " << std::hex << t.scale << " backend " << to_string(backend));
+      INFO(describe(t.out).name << " scale " << std::hex << t.scale << " backend "
+                                << to_string(backend));
       CHECK(load_bits(t.out, *out, 0) == t.expected);
     }
   }

@@ -94,10 +94,14 @@ TEST_CASE("exact f32 add and multiply equal the CPU's IEEE arithmetic", "[format
     const float sum = bits_float(a[i]) + bits_float(bi);
     const float product = bits_float(a[i]) * bits_float(bi);
     INFO(std::hex << a[i] << " " << bi);
-    if (std::isnan(sum)) REQUIRE(f32_add_rne(a[i], bi) == 0x7FFFFFFF);
-    else REQUIRE(f32_add_rne(a[i], bi) == float_bits(sum));
-    if (std::isnan(product)) REQUIRE(f32_multiply_rne(a[i], bi) == 0x7FFFFFFF);
-    else REQUIRE(f32_multiply_rne(a[i], bi) == float_bits(product));
+    if (std::isnan(sum))
+      REQUIRE(f32_add_rne(a[i], bi) == 0x7FFFFFFF);
+    else
+      REQUIRE(f32_add_rne(a[i], bi) == float_bits(sum));
+    if (std::isnan(product))
+      REQUIRE(f32_multiply_rne(a[i], bi) == 0x7FFFFFFF);
+    else
+      REQUIRE(f32_multiply_rne(a[i], bi) == float_bits(product));
   }
 }
 
@@ -112,18 +116,18 @@ TEST_CASE("FP8 encodings, saturation and overflow", "[format]") {
   CHECK(e4m3(-0.5) == 0xB0);
   CHECK(e4m3(448) == 0x7E);
   CHECK(e4m3(0x1p-9) == 0x01);
-  CHECK(e4m3(0x1p-10) == 0x00);        // a tie rounds to even: zero
+  CHECK(e4m3(0x1p-10) == 0x00);  // a tie rounds to even: zero
   CHECK(e4m3(0x1.8p-10) == 0x01);
   CHECK(e4m3(463.9) == 0x7E);
-  CHECK(e4m3(464) == 0x7E);            // tie between 448 (even) and 480 (NaN code): 448
-  CHECK(e4m3(465) == 0x7F);            // overflow: e4m3 has no infinity, so NaN
+  CHECK(e4m3(464) == 0x7E);  // tie between 448 (even) and 480 (NaN code): 448
+  CHECK(e4m3(465) == 0x7F);  // overflow: e4m3 has no infinity, so NaN
   CHECK(e4m3(465, Overflow::saturate) == 0x7E);
   CHECK(e4m3(-1e9, Overflow::saturate) == 0xFE);
   CHECK(e4m3(INFINITY, Overflow::saturate) == 0x7E);
   CHECK(e4m3(NAN, Overflow::saturate) == 0x7F);
   CHECK(e4m3(500, Overflow::ieee, Rounding::toward_zero) == 0x7E);
   CHECK(e5m2(57344) == 0x7B);
-  CHECK(e5m2(61440) == 0x7C);          // tie to even past the largest finite: infinity
+  CHECK(e5m2(61440) == 0x7C);  // tie to even past the largest finite: infinity
   CHECK(e5m2(1e6, Overflow::saturate) == 0x7B);
   CHECK(e5m2(-INFINITY) == 0xFC);
   CHECK(decode(Format::f8_e4m3, 0x7F).is_nan());
@@ -150,8 +154,8 @@ TEST_CASE("an e8m13 result keeps 13 fraction bits and a 2^-139 subnormal quantum
   CHECK(encode(Format::f32, decode(Format::f32, 0x000007FF), e8m13) == 0x00000400);
   CHECK(encode(Format::f32, decode(Format::f32, 0x7F7FFFFF), e8m13) == 0x7F7FFC00);
   CHECK(encode(Format::f32, ExactValue::from_double(0x1p128), e8m13) == 0x7F800000);
-  CHECK(encode(Format::f32, ExactValue::from_double(0x1p128), {Rounding::toward_zero, Overflow::ieee, 13}) ==
-        0x7F7FFC00);
+  CHECK(encode(Format::f32, ExactValue::from_double(0x1p128),
+               {Rounding::toward_zero, Overflow::ieee, 13}) == 0x7F7FFC00);
 }
 
 TEST_CASE("exact addition keeps IEEE signed zeros", "[format]") {

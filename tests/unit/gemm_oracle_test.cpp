@@ -15,7 +15,8 @@ namespace {
 
 std::vector<TruthSet> g_sets;
 
-// Which output elements to compare: all of a small call, a slice of rows and columns of a large one.
+// Which output elements to compare: all of a small call, a slice of rows and columns of a large
+// one.
 struct Sample {
   int64_t rows, cols;
 };
@@ -37,7 +38,8 @@ int64_t sampled_mismatches(const Plan& plan, const LoadedCall& l, Sample s) {
 using PlanEdit = std::function<bool(Plan&, const ScaledMmCall&)>;
 
 // Mismatches over every recording of every set, the plan edited by `edit` (false: skip call).
-int64_t mismatches_with(const PlanEdit& edit, int64_t full_limit, int64_t cols, int64_t* calls = nullptr) {
+int64_t mismatches_with(const PlanEdit& edit, int64_t full_limit, int64_t cols,
+                        int64_t* calls = nullptr) {
   auto profile = load_profile("hopper");
   REQUIRE(profile.ok());
   int64_t bad = 0;
@@ -62,7 +64,8 @@ int64_t mismatches_with(const PlanEdit& edit, int64_t full_limit, int64_t cols, 
 
 TEST_CASE("every H200 recording is bit-exact (sampled where large)", "[truth][gemm]") {
   int64_t calls = 0;
-  const int64_t bad = mismatches_with([](Plan&, const ScaledMmCall&) { return true; }, 4'000'000, 1 << 30, &calls);
+  const int64_t bad =
+      mismatches_with([](Plan&, const ScaledMmCall&) { return true; }, 4'000'000, 1 << 30, &calls);
   std::cout << calls << " recordings, " << bad << " mismatching elements\n";
   CHECK(calls == 376 + 46 + 1);
   CHECK(bad == 0);
@@ -77,18 +80,28 @@ TEST_CASE("every algorithm parameter is pinned by the H200 recordings", "[truth]
       {"fast accumulation swapped",
        [](Plan& p, const ScaledMmCall&) {
          p.algorithm.accumulation = p.algorithm.accumulation == Accumulation::single_chain
-                                        ? Accumulation::promoted : Accumulation::single_chain;
+                                        ? Accumulation::promoted
+                                        : Accumulation::single_chain;
          return true;
        }},
-      {"promotion every 64", [](Plan& p, const ScaledMmCall&) { return p.algorithm.promotion_interval = 64, true; }},
-      {"promotion every 256", [](Plan& p, const ScaledMmCall&) { return p.algorithm.promotion_interval = 256, true; }},
-      {"one split fewer", [](Plan& p, const ScaledMmCall&) { return p.split_k > 1 && (--p.split_k, true); }},
-      {"one split more", [](Plan& p, const ScaledMmCall&) { return p.split_k > 1 && (++p.split_k, true); }},
-      {"split grain 64", [](Plan& p, const ScaledMmCall&) { return p.split_k > 1 && (p.algorithm.split_k_grain = 64, true); }},
-      {"no split where the library split", [](Plan& p, const ScaledMmCall&) { return p.split_k > 1 && (p.split_k = 1, true); }},
+      {"promotion every 64",
+       [](Plan& p, const ScaledMmCall&) { return p.algorithm.promotion_interval = 64, true; }},
+      {"promotion every 256",
+       [](Plan& p, const ScaledMmCall&) { return p.algorithm.promotion_interval = 256, true; }},
+      {"one split fewer",
+       [](Plan& p, const ScaledMmCall&) { return p.split_k > 1 && (--p.split_k, true); }},
+      {"one split more",
+       [](Plan& p, const ScaledMmCall&) { return p.split_k > 1 && (++p.split_k, true); }},
+      {"split grain 64",
+       [](Plan& p, const ScaledMmCall&) {
+         return p.split_k > 1 && (p.algorithm.split_k_grain = 64, true);
+       }},
+      {"no split where the library split",
+       [](Plan& p, const ScaledMmCall&) { return p.split_k > 1 && (p.split_k = 1, true); }},
       {"row scale first",
        [](Plan& p, const ScaledMmCall& c) {
-         return c.scale_a.rowwise() && (p.algorithm.rowwise_order = RowwiseScaleOrder::row_first, true);
+         return c.scale_a.rowwise() &&
+                (p.algorithm.rowwise_order = RowwiseScaleOrder::row_first, true);
        }},
       {"tensorwise scales not folded",
        [](Plan& p, const ScaledMmCall& c) {
@@ -108,13 +121,17 @@ TEST_CASE("every algorithm parameter is pinned by the H200 recordings", "[truth]
 // true; the sweeps and probes of issue 4 are where they get pinned.
 TEST_CASE("the algorithm parameters the H200 recordings leave open", "[truth][gemm][pinning]") {
   // Every recorded split shape cuts the same slices with a 256-element grain.
-  CHECK(mismatches_with([](Plan& p, const ScaledMmCall&) {
-          return p.split_k > 1 && (p.algorithm.split_k_grain = 256, true);
-        }, 300'000, 64) == 0);
+  CHECK(mismatches_with(
+            [](Plan& p, const ScaledMmCall&) {
+              return p.split_k > 1 && (p.algorithm.split_k_grain = 256, true);
+            },
+            300'000, 64) == 0);
   // The bias recordings round to bf16/f16, which hides one f32 rounding (checked on every element).
-  CHECK(mismatches_with([](Plan& p, const ScaledMmCall& c) {
-          return c.bias.has_value() && (p.algorithm.fused_bias = true, true);
-        }, 1LL << 40, 1 << 30) == 0);
+  CHECK(mismatches_with(
+            [](Plan& p, const ScaledMmCall& c) {
+              return c.bias.has_value() && (p.algorithm.fused_bias = true, true);
+            },
+            1LL << 40, 1 << 30) == 0);
 }
 
 int main(int argc, char** argv) {

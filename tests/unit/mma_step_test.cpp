@@ -73,8 +73,9 @@ TEST_CASE("P5/P5': one instruction fuses 32 products", "[step][probe]") {
     const Preset& preset = *find_preset("hopper_fp8_wgmma_k32");
     uint32_t c = p.c;
     for (size_t s = 0; s < 64; s += 32)
-      c = oracle_mma_chain(preset, preset.f32_result,
-                           {p.format, p.format, std::span(p.a).subspan(s, 32), std::span(p.b).subspan(s, 32), c});
+      c = oracle_mma_chain(
+          preset, preset.f32_result,
+          {p.format, p.format, std::span(p.a).subspan(s, 32), std::span(p.b).subspan(s, 32), c});
     INFO("k = " << k);
     CHECK(c == (k <= 32 ? 0x40000400u : 0x40000000u));
   }
@@ -87,8 +88,9 @@ TEST_CASE("P5/P5': one instruction fuses 32 products", "[step][probe]") {
     const Preset& preset = *find_preset("hopper_fp8_wgmma_k32");
     uint32_t c = 0;
     for (size_t s = 0; s < 64; s += 32)
-      c = oracle_mma_chain(preset, preset.f32_result,
-                           {p.format, p.format, std::span(p.a).subspan(s, 32), std::span(p.b).subspan(s, 32), c});
+      c = oracle_mma_chain(
+          preset, preset.f32_result,
+          {p.format, p.format, std::span(p.a).subspan(s, 32), std::span(p.b).subspan(s, 32), c});
     INFO("j = " << j);
     CHECK(c == (j <= 31 ? 0u : 0x38800000u));
   }

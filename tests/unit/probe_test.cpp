@@ -51,7 +51,8 @@ TEST_CASE("the judgement accepts the preset's own bits and pins its parameters",
     CHECK(v.elements == static_cast<int64_t>(hardware.size()));
     for (const auto& pv : v.parameters) {
       INFO(pv.parameter);
-      if (pv.parameter == "exponent_floor" && (in.a_format == Format::f8_e4m3 || in.a_format == Format::f16)) {
+      if (pv.parameter == "exponent_floor" &&
+          (in.a_format == Format::f8_e4m3 || in.a_format == Format::f16)) {
         CHECK_FALSE(pv.determined);
         CHECK(pv.note.find("inert") != std::string::npos);
       } else {

@@ -30,7 +30,8 @@ TEST_CASE("every tc-blocks-dev recording is bit-exact with its preset", "[truth]
     CHECK(cmp->total == r.count);
     exact += cmp->bit_exact();
   }
-  std::cout << "tc-blocks-dev: " << exact << "/" << set->recordings.size() << " recordings bit-exact\n";
+  std::cout << "tc-blocks-dev: " << exact << "/" << set->recordings.size()
+            << " recordings bit-exact\n";
 }
 
 TEST_CASE("the H100 FP8 recordings were made without c (wgmma scale-d = 0)", "[truth][tc-blocks]") {

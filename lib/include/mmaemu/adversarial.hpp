@@ -21,9 +21,11 @@ struct AdversarialCall {
 };
 
 struct AdversarialShapes {
-  std::vector<int64_t> m = {1, 3, 16, 17}, n = {1, 5, 16}, k = {1, 7, 31, 32, 33, 100, 128, 129, 300, 513};
+  std::vector<int64_t> m = {1, 3, 16, 17}, n = {1, 5, 16},
+                       k = {1, 7, 31, 32, 33, 100, 128, 129, 300, 513};
 };
 
-AdversarialCall random_adversarial_call(std::mt19937& rng, CallDistribution dist, const AdversarialShapes& shapes = {});
+AdversarialCall random_adversarial_call(std::mt19937& rng, CallDistribution dist,
+                                        const AdversarialShapes& shapes = {});
 
 }  // namespace mmaemu

@@ -1,5 +1,6 @@
-// What a library does around the tensor-core step to form C = A * B: when the step chain is promoted into an FP32 accumulator, how split-K slices are
-// cut and reduced, and the order of the epilogue's scale multiplies.
+// What a library does around the tensor-core step to form C = A * B: when the step chain is
+// promoted into an FP32 accumulator, how split-K slices are cut and reduced, and the order of the
+// epilogue's scale multiplies.
 #pragma once
 
 #include <string>
@@ -23,8 +24,8 @@ struct Algorithm {
   std::string name;
   std::string description;
   Accumulation accumulation = Accumulation::single_chain;
-  int promotion_interval = 128;    // K elements per promoted block
-  int split_k_grain = 128;         // slices are whole multiples of this many K elements
+  int promotion_interval = 128;  // K elements per promoted block
+  int split_k_grain = 128;       // slices are whole multiples of this many K elements
   RowwiseScaleOrder rowwise_order = RowwiseScaleOrder::column_first;
   bool fold_tensorwise_scales = true;  // alpha = fl32(scale_a * scale_b), then one multiply
   bool fused_bias = false;             // the last scale multiply and the bias add as one FMA

@@ -11,11 +11,12 @@
 namespace mmaemu {
 
 enum class Backend : uint8_t {
-  oracle,  // exact integer arithmetic, one function per stage: slow, the definition
-  cpu,     // the fast CPU path: 64-bit integer steps, native FP32 promotion and epilogue
+  oracle,   // exact integer arithmetic, one function per stage: slow, the definition
+  cpu,      // the fast CPU path: 64-bit integer steps, native FP32 promotion and epilogue
   cuda,     // GPU 0, the best kernel module for the call and the GPU: h4, else h1, else v4
   cuda_v1,  // kernel module v1: the fast path's arithmetic, one thread per element, any GPU
-  cuda_v4,  // kernel module v4: v1's arithmetic tiled (64 x 64 per block, 4 x 4 per thread), any GPU
+  cuda_v4,  // kernel module v4: v1's arithmetic tiled (64 x 64 per block, 4 x 4 per thread), any
+            // GPU
   cuda_h1,  // kernel module h1: the real wgmma step on Hopper (sm_90), hopper_fp8_wgmma_k32 only
   cuda_h4,  // kernel module h4: h1 pipelined at a 128 x 128 tile; one split-K slice, K % 16 == 0
 };
@@ -45,7 +46,8 @@ struct CudaRunStats {
   int64_t host_elements = 0;
 };
 // The call on GPU 0 (driver loaded at run time); an error says why no GPU path is there.
-Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& call, Backend backend = Backend::cuda,
+Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& call,
+                                          Backend backend = Backend::cuda,
                                           CudaRunStats* stats = nullptr);
 
 // Computes the call with a backend; `threads` > 1 spreads rows over threads. The bits do not

@@ -10,14 +10,14 @@
 namespace mmaemu {
 
 enum class Errc {
-  invalid_argument,  // a caller-supplied value is out of range or inconsistent
-  io,                // a file could not be read or written
-  malformed,         // a file or document does not follow its format
-  hash_mismatch,     // a file's sha256 differs from its manifest
-  unsupported,       // a valid request that no model covers (dtype, preset, op)
-  not_found,         // a named profile, preset, tensor or recording does not exist
+  invalid_argument,    // a caller-supplied value is out of range or inconsistent
+  io,                  // a file could not be read or written
+  malformed,           // a file or document does not follow its format
+  hash_mismatch,       // a file's sha256 differs from its manifest
+  unsupported,         // a valid request that no model covers (dtype, preset, op)
+  not_found,           // a named profile, preset, tensor or recording does not exist
   device_unavailable,  // no usable GPU driver, device or runtime compiler
-  internal,          // a broken invariant inside the library
+  internal,            // a broken invariant inside the library
 };
 
 const char* errc_name(Errc code);
@@ -36,8 +36,8 @@ class Error {
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : state_(std::move(value)) {}       // NOLINT: implicit by design
-  Result(Error error) : state_(std::move(error)) {}   // NOLINT
+  Result(T value) : state_(std::move(value)) {}      // NOLINT: implicit by design
+  Result(Error error) : state_(std::move(error)) {}  // NOLINT
   bool ok() const { return state_.index() == 0; }
   explicit operator bool() const { return ok(); }
   T& value() & { return std::get<0>(state_); }

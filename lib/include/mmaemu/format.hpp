@@ -22,15 +22,16 @@ enum class SpecialEncoding : uint8_t {
 
 struct FormatDesc {
   Format id;
-  std::string_view name;              // the project's name: "f8_e4m3", "bf16", ...
-  std::string_view safetensors_dtype; // "F8_E4M3", ... ("F32" for tf32, stored in an f32 container)
-  int storage_bits;                   // bits of one stored element
+  std::string_view name;  // the project's name: "f8_e4m3", "bf16", ...
+  std::string_view
+      safetensors_dtype;  // "F8_E4M3", ... ("F32" for tf32, stored in an f32 container)
+  int storage_bits;       // bits of one stored element
   int exponent_bits;
-  int fraction_bits;                  // fraction bits the value has
-  int container_fraction_bits;        // width of the fraction field (tf32: 23, low 13 ignored)
+  int fraction_bits;            // fraction bits the value has
+  int container_fraction_bits;  // width of the fraction field (tf32: 23, low 13 ignored)
   int bias;
   SpecialEncoding specials;
-  uint32_t canonical_nan;             // the NaN the hardware writes (positive, quiet)
+  uint32_t canonical_nan;  // the NaN the hardware writes (positive, quiet)
 
   int storage_bytes() const { return storage_bits / 8; }
   int min_exponent() const { return 1 - bias; }  // exponent of the smallest normal
@@ -49,8 +50,8 @@ enum class Rounding : uint8_t { nearest_even, toward_zero };
 
 // What happens to a finite result too large for the format.
 enum class Overflow : uint8_t {
-  ieee,         // nearest-even -> infinity (NaN where the format has none); toward-zero -> max finite
-  saturate,     // max finite, also for infinite inputs (PTX cvt .satfinite); NaN stays NaN
+  ieee,      // nearest-even -> infinity (NaN where the format has none); toward-zero -> max finite
+  saturate,  // max finite, also for infinite inputs (PTX cvt .satfinite); NaN stays NaN
   to_infinity,  // always infinity (NaN where the format has none), also under toward-zero
 };
 

@@ -14,7 +14,7 @@ struct StepInputs {
   Format b_format;
   std::span<const uint32_t> a;  // up to terms_per_step codes; the rest of the step is zero
   std::span<const uint32_t> b;
-  uint32_t c;                   // the incoming accumulator, in result.format
+  uint32_t c;  // the incoming accumulator, in result.format
 };
 
 // One block FMA: returns the step's result bits in result.format.

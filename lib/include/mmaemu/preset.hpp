@@ -33,9 +33,9 @@ enum class AccumulatorEntry : uint8_t {
 
 // How one step's result is formed for one accumulator format (f32 or f16).
 struct StepResult {
-  Format format;              // the register format the result is written in
-  int fraction_bits;          // fraction bits kept (13 for Hopper/Ada FP8: e8m13 in an f32)
-  Rounding rounding;          // of the exact block sum to fraction_bits
+  Format format;                      // the register format the result is written in
+  int fraction_bits;                  // fraction bits kept (13 for Hopper/Ada FP8: e8m13 in an f32)
+  Rounding rounding;                  // of the exact block sum to fraction_bits
   std::optional<int> exponent_floor;  // lower bound of the alignment exponent (empirical)
 };
 
@@ -46,19 +46,19 @@ struct UnpinnedParameter {
 };
 
 struct Preset {
-  std::string name;          // says what hardware step it models: hopper_fp8_wgmma_k32
-  std::string architecture;  // volta, ampere, ada, hopper, blackwell
-  std::string instruction;   // the PTX instruction the step belongs to
+  std::string name;                   // says what hardware step it models: hopper_fp8_wgmma_k32
+  std::string architecture;           // volta, ampere, ada, hopper, blackwell
+  std::string instruction;            // the PTX instruction the step belongs to
   std::vector<Format> input_formats;  // each operand may be any of these
   int terms_per_step;                 // products fused in one block
   ProductAlignment product_alignment;
-  int alignment_fraction_bits;        // bits kept below the block's largest exponent
+  int alignment_fraction_bits;  // bits kept below the block's largest exponent
   ShiftedOutBits shifted_out;
   AccumulatorEntry accumulator_entry;
-  bool flush_subnormal_inputs;        // false on every NVIDIA model
+  bool flush_subnormal_inputs;  // false on every NVIDIA model
   StepResult f32_result;
   std::optional<StepResult> f16_result;
-  std::string source;                 // where the parameter values come from
+  std::string source;  // where the parameter values come from
   std::vector<UnpinnedParameter> unpinned;
 
   bool accepts(Format format) const;

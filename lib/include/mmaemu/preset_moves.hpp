@@ -12,8 +12,8 @@
 namespace mmaemu {
 
 struct PresetMove {
-  std::string parameter;  // as named in Preset::unpinned
-  std::string label;      // what the move does
+  std::string parameter;               // as named in Preset::unpinned
+  std::string label;                   // what the move does
   std::function<bool(Preset&)> apply;  // false when the move is impossible for this preset
 };
 

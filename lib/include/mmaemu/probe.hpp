@@ -48,8 +48,8 @@ struct ProbeTiles {
   std::vector<int> class_of_tile;  // index into probe_classes()
 };
 
-ProbeTiles make_probe_tiles(const ProbeInstruction& instruction, const Preset& preset, int tiles_per_class,
-                            uint64_t seed);
+ProbeTiles make_probe_tiles(const ProbeInstruction& instruction, const Preset& preset,
+                            int tiles_per_class, uint64_t seed);
 
 // D as `preset` computes it for every element (one instruction: a chain over k from c).
 std::vector<uint32_t> probe_outputs(const ProbeTiles& tiles, const Preset& preset, int threads);
@@ -73,9 +73,9 @@ struct ProbeMoveTally {
 
 struct ProbeParameterVerdict {
   std::string parameter, value;
-  bool determined = false;  // every move of it contradicts the hardware
+  bool determined = false;         // every move of it contradicts the hardware
   bool declared_unpinned = false;  // by the recorded data (Preset::unpinned)
-  std::string note;  // e.g. why no input of this instruction can reach the parameter
+  std::string note;                // e.g. why no input of this instruction can reach the parameter
   std::vector<ProbeMoveTally> moves;
 };
 
@@ -89,8 +89,9 @@ struct ProbeVerdict {
 
 // Compares the hardware's D with `preset` class by class, then judges every move of every
 // parameter, and counts how each candidate preset fares.
-ProbeVerdict judge_probe(const ProbeTiles& tiles, std::span<const uint32_t> hardware, const Preset& preset,
-                         const std::vector<const Preset*>& candidates, int threads);
+ProbeVerdict judge_probe(const ProbeTiles& tiles, std::span<const uint32_t> hardware,
+                         const Preset& preset, const std::vector<const Preset*>& candidates,
+                         int threads);
 
 // The live run: every instruction the GPU supports, through the probes module.
 struct ProbeRunOptions {
@@ -115,8 +116,9 @@ struct ProbeSession {
 
 // `preset_for` gives the preset whose tiles an instruction gets (its crafted classes use the
 // preset's alignment width).
-Result<ProbeSession> run_probes(const ProbeRunOptions& options,
-                                const std::function<const Preset*(const ProbeInstruction&, int compute)>& preset_for,
-                                const std::function<void(const std::string&)>& progress);
+Result<ProbeSession> run_probes(
+    const ProbeRunOptions& options,
+    const std::function<const Preset*(const ProbeInstruction&, int compute)>& preset_for,
+    const std::function<void(const std::string&)>& progress);
 
 }  // namespace mmaemu

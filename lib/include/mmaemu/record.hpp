@@ -26,12 +26,12 @@ struct RecordCall {
   int64_t m = 0, n = 0, k = 0;
   Format a_dtype = Format::f8_e4m3, b_dtype = Format::f8_e4m3, out_dtype = Format::bf16;
   bool use_fast_accum = false;
-  std::vector<uint8_t> a, b;                   // m x k, n x k codes
-  std::vector<uint32_t> scale_a, scale_b;      // f32 bits: 1 value, or m / n values (rowwise)
+  std::vector<uint8_t> a, b;               // m x k, n x k codes
+  std::vector<uint32_t> scale_a, scale_b;  // f32 bits: 1 value, or m / n values (rowwise)
   bool rowwise = false;
   std::optional<double> scale_a_value, scale_b_value;  // as the manifest writes tensorwise scales
   std::optional<Format> bias_dtype;
-  std::vector<uint8_t> bias;                   // n values
+  std::vector<uint8_t> bias;  // n values
   std::string dist;
   uint64_t seed = 0;
   // CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET: the heuristic chooses as for a GPU with this many SMs

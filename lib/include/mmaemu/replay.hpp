@@ -53,7 +53,6 @@ struct MmaBlockOptions {
 Result<Comparison> replay_mma_block(const TruthSet& set, const Recording& recording,
                                     const Preset& preset, const MmaBlockOptions& options);
 
-
 }  // namespace mmaemu
 
 #include <memory>

@@ -4,9 +4,9 @@
 // error naming the file and the tensor, never an out-of-bounds read.
 #pragma once
 
-#include <initializer_list>
 #include <cstdint>
 #include <filesystem>
+#include <initializer_list>
 #include <map>
 #include <span>
 #include <string>
@@ -18,7 +18,7 @@ namespace mmaemu {
 
 struct TensorInfo {
   std::string name;
-  std::string dtype;            // as written in the file: "F8_E4M3", "BF16", ...
+  std::string dtype;  // as written in the file: "F8_E4M3", "BF16", ...
   std::vector<int64_t> shape;
   uint64_t begin = 0, end = 0;  // byte offsets into the data section
   int64_t element_count() const;
@@ -66,7 +66,8 @@ int safetensors_dtype_size(std::string_view dtype);
 
 // Reads a whole file; writes a file atomically (temporary file, then rename).
 Result<std::vector<uint8_t>> read_file_bytes(const std::filesystem::path& path);
-Result<void> write_file_atomically(const std::filesystem::path& path, std::span<const uint8_t> bytes);
+Result<void> write_file_atomically(const std::filesystem::path& path,
+                                   std::span<const uint8_t> bytes);
 Result<void> write_file_atomically(const std::filesystem::path& path, std::string_view text);
 // Refuses, before any work, an output path that is one of the command's input files or lies in a
 // folder it reads (a truth set): `gemm --in X --out X` or `replay --json SET/manifest.json` would

@@ -25,8 +25,8 @@ struct Scales {
 };
 
 struct Bias {
-  Format format;                   // bf16 or f16
-  std::span<const uint8_t> values; // N elements
+  Format format;                    // bf16 or f16
+  std::span<const uint8_t> values;  // N elements
 };
 
 struct ScaledMmCall {

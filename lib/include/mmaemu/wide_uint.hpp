@@ -19,8 +19,8 @@ class WideUint {
   static WideUint product(uint64_t a, uint64_t b);
 
   bool is_zero() const;
-  int bit_length() const;           // 0 for zero
-  bool bit(int index) const;        // false beyond the width
+  int bit_length() const;               // 0 for zero
+  bool bit(int index) const;            // false beyond the width
   bool any_bit_below(int count) const;  // is any of bits [0, count) set?
   uint64_t low64() const { return limbs_[0]; }
   bool fits_in_64() const { return bit_length() <= 64; }
@@ -33,7 +33,7 @@ class WideUint {
   friend WideUint operator+(const WideUint& a, const WideUint& b);
   friend WideUint operator-(const WideUint& a, const WideUint& b);  // requires a >= b
   friend WideUint operator*(const WideUint& a, const WideUint& b);
-  friend int compare(const WideUint& a, const WideUint& b);         // -1, 0, 1
+  friend int compare(const WideUint& a, const WideUint& b);  // -1, 0, 1
   friend bool operator==(const WideUint& a, const WideUint& b) { return compare(a, b) == 0; }
 
  private:

@@ -51,18 +51,21 @@ Result<RecordSummary> record_truth_set(const RecordOptions& options, std::vector
 
   std::error_code ec;
   std::filesystem::create_directories(options.out_dir, ec);
-  nlohmann::json manifest = {{"format", "mmaemu-truth/1"},
-                             {"source", "mmaemu record: cuBLASLt FP8 matmul set up as torch._scaled_mm"},
-                             {"environment",
-                              {{"gpu", gpu.name},
-                               {"sm", std::to_string(gpu.compute_major) + "." + std::to_string(gpu.compute_minor)},
-                               {"multiprocessors", gpu.multiprocessors}, {"driver_api_version", gpu.driver_version},
-                               {"cublaslt", {{"path", options.cublaslt_library}, {"version", s.version}}},
-                               {"workspace_bytes", options.workspace_bytes}}},
-                             {"files", nlohmann::json::object()},
-                             {"recordings", nlohmann::json::array()},
-                             {"skipped", nlohmann::json::array()}};
-  if (options.sm_count_target > 0) manifest["environment"]["sm_count_target"] = options.sm_count_target;
+  nlohmann::json manifest = {
+      {"format", "mmaemu-truth/1"},
+      {"source", "mmaemu record: cuBLASLt FP8 matmul set up as torch._scaled_mm"},
+      {"environment",
+       {{"gpu", gpu.name},
+        {"sm", std::to_string(gpu.compute_major) + "." + std::to_string(gpu.compute_minor)},
+        {"multiprocessors", gpu.multiprocessors},
+        {"driver_api_version", gpu.driver_version},
+        {"cublaslt", {{"path", options.cublaslt_library}, {"version", s.version}}},
+        {"workspace_bytes", options.workspace_bytes}}},
+      {"files", nlohmann::json::object()},
+      {"recordings", nlohmann::json::array()},
+      {"skipped", nlohmann::json::array()}};
+  if (options.sm_count_target > 0)
+    manifest["environment"]["sm_count_target"] = options.sm_count_target;
   RecordSummary summary;
   for (RecordCall& c : calls) {
     if (c.sm_count_target == 0) c.sm_count_target = options.sm_count_target;
@@ -81,15 +84,29 @@ Result<RecordSummary> record_truth_set(const RecordOptions& options, std::vector
     std::vector<TensorToWrite> tensors = {{"a", dtype(c.a_dtype), {c.m, c.k}, c.a},
                                           {"b", dtype(c.b_dtype), {c.n, c.k}, c.b},
                                           {"out", dtype(c.out_dtype), {c.m, c.n}, o.out}};
-    nlohmann::json r = {{"id", c.id}, {"op", "scaled_mm"}, {"file", file}, {"m", c.m}, {"n", c.n}, {"k", c.k},
-                        {"a", "a"}, {"a_dtype", describe(c.a_dtype).name}, {"b", "b"},
-                        {"b_dtype", describe(c.b_dtype).name}, {"b_layout", "n_by_k_rowmajor"},
-                        {"out", "out"}, {"out_dtype", describe(c.out_dtype).name},
-                        {"use_fast_accum", c.use_fast_accum}, {"deterministic", o.deterministic},
-                        {"algorithm", o.algorithm}, {"dist", c.dist}, {"seed", c.seed}, {"bias", nullptr}};
+    nlohmann::json r = {{"id", c.id},
+                        {"op", "scaled_mm"},
+                        {"file", file},
+                        {"m", c.m},
+                        {"n", c.n},
+                        {"k", c.k},
+                        {"a", "a"},
+                        {"a_dtype", describe(c.a_dtype).name},
+                        {"b", "b"},
+                        {"b_dtype", describe(c.b_dtype).name},
+                        {"b_layout", "n_by_k_rowmajor"},
+                        {"out", "out"},
+                        {"out_dtype", describe(c.out_dtype).name},
+                        {"use_fast_accum", c.use_fast_accum},
+                        {"deterministic", o.deterministic},
+                        {"algorithm", o.algorithm},
+                        {"dist", c.dist},
+                        {"seed", c.seed},
+                        {"bias", nullptr}};
     // A call's own workspace and SM-count target, where they differ from the set's.
     if (workspace != options.workspace_bytes) r["workspace_bytes"] = workspace;
-    if (c.sm_count_target > 0 && c.sm_count_target != options.sm_count_target) r["sm_count_target"] = c.sm_count_target;
+    if (c.sm_count_target > 0 && c.sm_count_target != options.sm_count_target)
+      r["sm_count_target"] = c.sm_count_target;
     if (c.rowwise) {
       tensors.push_back({"scale_rows", "F32", {c.m, 1}, bytes_of(c.scale_a)});
       tensors.push_back({"scale_cols", "F32", {1, c.n}, bytes_of(c.scale_b)});
@@ -110,8 +127,7 @@ Result<RecordSummary> record_truth_set(const RecordOptions& options, std::vector
     manifest["recordings"].push_back(r);
   }
   const std::string text = manifest.dump(1) + "\n";
-  if (auto ok = write_file_atomically(options.out_dir / "manifest.json", text);
-      !ok)
+  if (auto ok = write_file_atomically(options.out_dir / "manifest.json", text); !ok)
     return ok.error();
   return summary;
 }
@@ -124,7 +140,8 @@ namespace mmaemu {
 
 Result<RecordSummary> record_truth_set(const RecordOptions&, std::vector<RecordCall>,
                                        const std::function<void(const std::string&)>&) {
-  return Error(Errc::unsupported, "this mmaemu was built without the CUDA toolkit's headers: record is unavailable");
+  return Error(Errc::unsupported,
+               "this mmaemu was built without the CUDA toolkit's headers: record is unavailable");
 }
 
 }  // namespace mmaemu
@@ -134,7 +151,8 @@ Result<RecordSummary> record_truth_set(const RecordOptions&, std::vector<RecordC
 namespace mmaemu {
 
 std::optional<int64_t> AlgorithmChoice::attribute(const std::string& name) const {
-  auto it = std::find_if(attributes.begin(), attributes.end(), [&](const auto& a) { return a.first == name; });
+  auto it = std::find_if(attributes.begin(), attributes.end(),
+                         [&](const auto& a) { return a.first == name; });
   if (it == attributes.end()) return std::nullopt;
   return it->second;
 }

@@ -33,7 +33,8 @@ F symbol(const device::SharedLibrary& library, const char* name) {
 std::string cuda_error(const device::SharedLibrary& driver, CuResult code) {
   auto get = symbol<CuGetErrorString>(driver, "cuGetErrorString");
   const char* text = nullptr;
-  if (get && get(code, &text) == 0 && text) return std::string(text) + " (" + std::to_string(code) + ")";
+  if (get && get(code, &text) == 0 && text)
+    return std::string(text) + " (" + std::to_string(code) + ")";
   return "CUDA error " + std::to_string(code);
 }
 
@@ -50,8 +51,8 @@ DeviceReport probe_devices() {
     report.nvrtc_loaded = version && version(&report.nvrtc_major, &report.nvrtc_minor) == 0;
   }
   if (!driver) {
-    report.why_unavailable = "no CUDA driver: " + report.driver_library + " could not be loaded (" +
-                             driver.error + ")";
+    report.why_unavailable =
+        "no CUDA driver: " + report.driver_library + " could not be loaded (" + driver.error + ")";
     return report;
   }
   report.driver_loaded = true;

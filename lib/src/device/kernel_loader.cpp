@@ -112,8 +112,7 @@ Result<LoadedModule> load(Gpu& gpu, const std::string& name) {
   // What NVRTC needs to rebuild a module: its main source, and whether its code is tied to one
   // architecture's feature set (sm_90a: wgmma) rather than any GPU of that generation and later.
   const EmulationModule* source = emulation_module_named(name);
-  if (!source)
-    return Error(Errc::internal, "no emulation kernel module is named " + name);
+  if (!source) return Error(Errc::internal, "no emulation kernel module is named " + name);
   // sm_90a code runs on sm_90 alone: neither the fatbin nor NVRTC can serve another GPU.
   if (source->wgmma && (gpu.compute_major != 9 || gpu.compute_minor != 0))
     return Error(Errc::unsupported, name + " needs an sm_90 GPU (wgmma), not sm_" +
@@ -130,8 +129,7 @@ Result<LoadedModule> load(Gpu& gpu, const std::string& name) {
   std::string passed_over;  // installed fatbins not taken, said in the origin
   if (!nvrtc_only) {
     // An installed fatbin built from the same sources (perhaps for more GPUs) comes first.
-    const FatbinSearch search =
-        find_installed_fatbin(name, settings.dirs, carried_manifest());
+    const FatbinSearch search = find_installed_fatbin(name, settings.dirs, carried_manifest());
     for (const auto& line : search.passed_over)
       passed_over += (passed_over.empty() ? " (passed over " : "; ") + line;
     if (!passed_over.empty()) passed_over += ")";

@@ -26,7 +26,8 @@ struct Module {
   }
 };
 
-Result<std::vector<uint32_t>> launch(const device::Gpu& gpu, CUfunction f, const ProbeTiles& t, int lbo, int sbo) {
+Result<std::vector<uint32_t>> launch(const device::Gpu& gpu, CUfunction f, const ProbeTiles& t,
+                                     int lbo, int sbo) {
   const auto& d = gpu.api;
   const ProbeInstruction& in = *t.instruction;
   const size_t out_elements = static_cast<size_t>(t.tiles) * in.m * in.n;
@@ -37,8 +38,10 @@ Result<std::vector<uint32_t>> launch(const device::Gpu& gpu, CUfunction f, const
   CUdeviceptr pa = a.ptr(), pb = b.ptr(), pc = c.ptr(), pd = out.ptr();
   int tiles = t.tiles, scale_d = in.reads_c ? 1 : 0;
   void* params[] = {&pa, &pb, &pc, &pd, &tiles, &scale_d, &lbo, &sbo};
-  const unsigned blocks = in.warpgroup ? static_cast<unsigned>(t.tiles) : static_cast<unsigned>((t.tiles + 3) / 4);
-  if (CUresult r = d.launch(f, blocks, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr); r != CUDA_SUCCESS)
+  const unsigned blocks =
+      in.warpgroup ? static_cast<unsigned>(t.tiles) : static_cast<unsigned>((t.tiles + 3) / 4);
+  if (CUresult r = d.launch(f, blocks, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr);
+      r != CUDA_SUCCESS)
     return Error(Errc::device_unavailable, in.name + ": launch failed: " + d.describe(r));
   if (CUresult r = d.synchronize(); r != CUDA_SUCCESS)
     return Error(Errc::device_unavailable, in.name + ": kernel failed: " + d.describe(r));
@@ -49,13 +52,17 @@ Result<std::vector<uint32_t>> launch(const device::Gpu& gpu, CUfunction f, const
 
 }  // namespace
 
-Result<ProbeSession> run_probes(const ProbeRunOptions& o,
-                                const std::function<const Preset*(const ProbeInstruction&, int)>& preset_for,
-                                const std::function<void(const std::string&)>& progress) {
+Result<ProbeSession> run_probes(
+    const ProbeRunOptions& o,
+    const std::function<const Preset*(const ProbeInstruction&, int)>& preset_for,
+    const std::function<void(const std::string&)>& progress) {
   const auto& modules = embedded_kernels();
-  const auto image = std::find_if(modules.begin(), modules.end(), [](const EmbeddedKernel& k) { return k.module == "probes"; });
+  const auto image = std::find_if(modules.begin(), modules.end(),
+                                  [](const EmbeddedKernel& k) { return k.module == "probes"; });
   if (image == modules.end())
-    return Error(Errc::unsupported, "this mmaemu carries no probes module (kernels/bin/probes.fatbin was absent at build time)");
+    return Error(Errc::unsupported,
+                 "this mmaemu carries no probes module (kernels/bin/probes.fatbin was absent at "
+                 "build time)");
   auto gpu = device::open_gpu(o.device);
   if (!gpu) return gpu.error();
   const auto& d = gpu->api;
@@ -76,7 +83,8 @@ Result<ProbeSession> run_probes(const ProbeRunOptions& o,
     ProbeRun run;
     run.instruction = in;
     if (compute < in.min_compute || (in.arch_specific && compute != in.min_compute)) {
-      run.skipped = "needs sm_" + std::to_string(in.min_compute) + (in.arch_specific ? "a exactly" : " or later");
+      run.skipped = "needs sm_" + std::to_string(in.min_compute) +
+                    (in.arch_specific ? "a exactly" : " or later");
       s.runs.push_back(std::move(run));
       continue;
     }
@@ -109,7 +117,8 @@ namespace mmaemu {
 Result<ProbeSession> run_probes(const ProbeRunOptions&,
                                 const std::function<const Preset*(const ProbeInstruction&, int)>&,
                                 const std::function<void(const std::string&)>&) {
-  return Error(Errc::unsupported, "this mmaemu was built without the CUDA toolkit's headers: probe is unavailable");
+  return Error(Errc::unsupported,
+               "this mmaemu was built without the CUDA toolkit's headers: probe is unavailable");
 }
 
 }  // namespace mmaemu

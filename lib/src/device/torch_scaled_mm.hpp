@@ -24,8 +24,8 @@ class TorchScaledMm {
     void* bias = nullptr;
   };
   // `handle`: a cuBLASLt handle of the session's library for this thread (null: the session's).
-  TorchScaledMm(const LtSession& session, const RecordCall& call, int64_t workspace_bytes, Pointers p,
-                cublasLtHandle_t handle = nullptr);
+  TorchScaledMm(const LtSession& session, const RecordCall& call, int64_t workspace_bytes,
+                Pointers p, cublasLtHandle_t handle = nullptr);
   TorchScaledMm(const TorchScaledMm&) = delete;
   TorchScaledMm& operator=(const TorchScaledMm&) = delete;
   ~TorchScaledMm();
@@ -57,7 +57,8 @@ struct NativeRun {
   AlgorithmChoice choice;
   std::vector<double> seconds;
 };
-Result<NativeRun> run_native(const LtSession& session, const RecordCall& call, int64_t workspace_bytes, int runs);
+Result<NativeRun> run_native(const LtSession& session, const RecordCall& call,
+                             int64_t workspace_bytes, int runs);
 
 }  // namespace mmaemu::device
 

@@ -70,8 +70,7 @@ WideUint operator+(const WideUint& a, const WideUint& b) {
   WideUint r;
   unsigned carry = 0;
   for (int i = 0; i < WideUint::kLimbs; ++i) {
-    const unsigned __int128 s =
-        static_cast<unsigned __int128>(a.limbs_[i]) + b.limbs_[i] + carry;
+    const unsigned __int128 s = static_cast<unsigned __int128>(a.limbs_[i]) + b.limbs_[i] + carry;
     r.limbs_[i] = static_cast<uint64_t>(s);
     carry = static_cast<unsigned>(s >> 64);
   }
@@ -96,8 +95,8 @@ WideUint operator*(const WideUint& a, const WideUint& b) {
   for (int i = 0; i < WideUint::kLimbs; ++i) {
     uint64_t carry = 0;
     for (int j = 0; i + j < WideUint::kLimbs; ++j) {
-      const unsigned __int128 t = static_cast<unsigned __int128>(a.limbs_[i]) * b.limbs_[j] +
-                                  r.limbs_[i + j] + carry;
+      const unsigned __int128 t =
+          static_cast<unsigned __int128>(a.limbs_[i]) * b.limbs_[j] + r.limbs_[i + j] + carry;
       r.limbs_[i + j] = static_cast<uint64_t>(t);
       carry = static_cast<uint64_t>(t >> 64);
     }

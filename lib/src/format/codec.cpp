@@ -11,8 +11,8 @@ ExactValue decode(Format format, uint32_t bits) {
   const int ignored = d.container_fraction_bits - d.fraction_bits;
   const uint32_t field = bits & ((uint32_t{1} << d.container_fraction_bits) - 1);
   const uint64_t fraction = field >> ignored;
-  const int biased = static_cast<int>((bits >> d.container_fraction_bits) &
-                                      ((1u << d.exponent_bits) - 1));
+  const int biased =
+      static_cast<int>((bits >> d.container_fraction_bits) & ((1u << d.exponent_bits) - 1));
   const int all_ones = (1 << d.exponent_bits) - 1;
   const uint64_t fraction_all_ones = (uint64_t{1} << d.fraction_bits) - 1;
   if (biased == all_ones) {
@@ -20,7 +20,8 @@ ExactValue decode(Format format, uint32_t bits) {
       return fraction == 0 ? ExactValue::infinity(negative) : ExactValue::nan();
     if (fraction == fraction_all_ones) return ExactValue::nan();
   }
-  if (biased == 0) return ExactValue::finite(negative, fraction, d.min_exponent() - d.fraction_bits);
+  if (biased == 0)
+    return ExactValue::finite(negative, fraction, d.min_exponent() - d.fraction_bits);
   return ExactValue::finite(negative, fraction | (uint64_t{1} << d.fraction_bits),
                             biased - d.bias - d.fraction_bits);
 }
@@ -50,9 +51,9 @@ uint32_t max_finite_bits(const FormatDesc& d, bool negative, int kept) {
 
 uint32_t encode(Format format, const ExactValue& value, const EncodeOptions& options) {
   const FormatDesc& d = describe(format);
-  const int kept = options.kept_fraction_bits < 0 ? d.fraction_bits
-                                                   : std::min(options.kept_fraction_bits,
-                                                              d.fraction_bits);
+  const int kept = options.kept_fraction_bits < 0
+                       ? d.fraction_bits
+                       : std::min(options.kept_fraction_bits, d.fraction_bits);
   if (value.is_nan()) return d.canonical_nan;
   if (value.is_infinity()) {
     return options.overflow == Overflow::saturate ? max_finite_bits(d, value.negative, kept)
@@ -86,9 +87,9 @@ uint32_t encode(Format format, const ExactValue& value, const EncodeOptions& opt
   const bool overflow = result_leading > d.max_exponent() ||
                         (result_leading == d.max_exponent() && sig > max_sig_kept);
   if (overflow) {
-    const bool to_max = options.overflow == Overflow::saturate ||
-                        (options.overflow == Overflow::ieee &&
-                         options.rounding == Rounding::toward_zero);
+    const bool to_max =
+        options.overflow == Overflow::saturate ||
+        (options.overflow == Overflow::ieee && options.rounding == Rounding::toward_zero);
     return to_max ? max_finite_bits(d, value.negative, kept) : infinity_bits(d, value.negative);
   }
   const int widen = d.container_fraction_bits - kept;
@@ -100,8 +101,7 @@ uint32_t encode(Format format, const ExactValue& value, const EncodeOptions& opt
 
 ExactValue exact_add(const ExactValue& a, const ExactValue& b) {
   if (a.is_nan() || b.is_nan()) return ExactValue::nan();
-  if (a.is_infinity() && b.is_infinity())
-    return a.negative == b.negative ? a : ExactValue::nan();
+  if (a.is_infinity() && b.is_infinity()) return a.negative == b.negative ? a : ExactValue::nan();
   if (a.is_infinity()) return a;
   if (b.is_infinity()) return b;
   if (a.is_zero() && b.is_zero()) return ExactValue::zero(a.negative && b.negative);

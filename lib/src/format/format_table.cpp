@@ -29,7 +29,9 @@ uint64_t FormatDesc::max_significand() const {
   return specials == SpecialEncoding::nan_only_max ? full - 1 : full;
 }
 
-const FormatDesc& describe(Format format) { return kFormats[static_cast<size_t>(format)]; }
+const FormatDesc& describe(Format format) {
+  return kFormats[static_cast<size_t>(format)];
+}
 
 std::optional<Format> format_from_name(std::string_view name) {
   for (const auto& d : kFormats)

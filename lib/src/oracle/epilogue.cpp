@@ -29,10 +29,11 @@ uint32_t oracle_epilogue(const Plan& plan, const ScaledMmCall& call, int64_t row
   if (!call.bias) {
     y = f32_multiply_rne(partial, factor);
   } else {
-    const uint32_t bias = convert(call.bias->format, load_bits(call.bias->format, call.bias->values, col),
-                                  Format::f32);
+    const uint32_t bias = convert(
+        call.bias->format, load_bits(call.bias->format, call.bias->values, col), Format::f32);
     if (algorithm.fused_bias) {
-      const ExactValue product = exact_multiply(decode(Format::f32, partial), decode(Format::f32, factor));
+      const ExactValue product =
+          exact_multiply(decode(Format::f32, partial), decode(Format::f32, factor));
       y = encode(Format::f32, exact_add(product, decode(Format::f32, bias)));
     } else {
       y = f32_add_rne(f32_multiply_rne(partial, factor), bias);

@@ -100,21 +100,21 @@ Result<void> validate(const ScaledMmCall& call) {
                 " takes " + std::to_string(out_bytes) + " bytes, more than this machine's " +
                 std::to_string(memory) + " bytes of memory");
   if (call.a.size() != static_cast<size_t>(call.m * call.k))
-    return fail("a holds " + std::to_string(call.a.size()) + " elements, m x k = " +
-                std::to_string(call.m * call.k));
+    return fail("a holds " + std::to_string(call.a.size()) +
+                " elements, m x k = " + std::to_string(call.m * call.k));
   if (call.b.size() != static_cast<size_t>(call.n * call.k))
-    return fail("b holds " + std::to_string(call.b.size()) + " elements, n x k = " +
-                std::to_string(call.n * call.k));
+    return fail("b holds " + std::to_string(call.b.size()) +
+                " elements, n x k = " + std::to_string(call.n * call.k));
   if (call.scale_a.rowwise() != call.scale_b.rowwise())
     return fail("scale_a and scale_b must both be tensorwise or both rowwise");
   const size_t want_a = call.scale_a.rowwise() ? static_cast<size_t>(call.m) : 1;
   const size_t want_b = call.scale_b.rowwise() ? static_cast<size_t>(call.n) : 1;
   if (call.scale_a.f32_bits.size() != want_a)
-    return fail("scale_a holds " + std::to_string(call.scale_a.f32_bits.size()) + " values, expected " +
-                std::to_string(want_a));
+    return fail("scale_a holds " + std::to_string(call.scale_a.f32_bits.size()) +
+                " values, expected " + std::to_string(want_a));
   if (call.scale_b.f32_bits.size() != want_b)
-    return fail("scale_b holds " + std::to_string(call.scale_b.f32_bits.size()) + " values, expected " +
-                std::to_string(want_b));
+    return fail("scale_b holds " + std::to_string(call.scale_b.f32_bits.size()) +
+                " values, expected " + std::to_string(want_b));
   if (call.bias) {
     if (call.bias->format != Format::bf16 && call.bias->format != Format::f16)
       return fail("bias must be bf16 or f16");
@@ -122,9 +122,14 @@ Result<void> validate(const ScaledMmCall& call) {
       return fail("bias must hold n values");
   }
   switch (call.out_dtype) {
-    case Format::bf16: case Format::f16: case Format::f32: case Format::f8_e4m3:
-    case Format::f8_e5m2: break;
-    default: return fail("out dtype " + std::string(describe(call.out_dtype).name) + " is not supported");
+    case Format::bf16:
+    case Format::f16:
+    case Format::f32:
+    case Format::f8_e4m3:
+    case Format::f8_e5m2:
+      break;
+    default:
+      return fail("out dtype " + std::string(describe(call.out_dtype).name) + " is not supported");
   }
   return {};
 }
@@ -139,7 +144,8 @@ Result<void> validate_planned_call(const Plan& plan, const ScaledMmCall& call) {
   return {};
 }
 
-Result<std::vector<uint8_t>> emulate_oracle(const Plan& plan, const ScaledMmCall& call, int threads) {
+Result<std::vector<uint8_t>> emulate_oracle(const Plan& plan, const ScaledMmCall& call,
+                                            int threads) {
   if (auto ok = validate_planned_call(plan, call); !ok) return ok.error();
   return fill_output(call, threads, [&](int64_t i, int64_t j) {
     return oracle_epilogue(plan, call, i, j, oracle_dot_f32(plan, call, i, j));

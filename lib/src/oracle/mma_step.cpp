@@ -78,7 +78,8 @@ int64_t align(const Term& t, int unit, ShiftedOutBits mode) {
     const bool rest = drop - 1 >= 64 ? t.significand != 0
                                      : (t.significand & ((uint64_t{1} << (drop - 1)) - 1)) != 0;
     switch (mode) {
-      case ShiftedOutBits::truncate_toward_zero: break;
+      case ShiftedOutBits::truncate_toward_zero:
+        break;
       case ShiftedOutBits::floor:
         if (t.negative && (half || rest)) ++magnitude;
         break;
@@ -102,7 +103,8 @@ uint32_t fused_block(const Preset& preset, const StepResult& result, std::vector
   if (sum == 0) return 0;  // an exactly cancelling block gives +0
   const ExactValue exact =
       ExactValue::finite(sum < 0, static_cast<uint64_t>(sum < 0 ? -sum : sum), unit);
-  const uint32_t bits = encode(result.format, exact, {result.rounding, Overflow::to_infinity, result.fraction_bits});
+  const uint32_t bits =
+      encode(result.format, exact, {result.rounding, Overflow::to_infinity, result.fraction_bits});
   // A non-zero sum that rounds to zero gives +0, as an exact cancellation does: probed on the
   // H200 for bf16 and tf32 sums below 2^-149 (validation_logs/2026-12-02/probe/probe.json).
   const uint32_t sign = describe(result.format).sign_mask();
@@ -123,7 +125,8 @@ uint32_t oracle_mma_step(const Preset& preset, const StepResult& result, const S
     return encode(result.format, exact_add(decode(result.format, block), c));
   }
   if (!c.is_zero())
-    terms.push_back({c.negative, c.magnitude.low64(), c.exponent, operand_exponent(result.format, c)});
+    terms.push_back(
+        {c.negative, c.magnitude.low64(), c.exponent, operand_exponent(result.format, c)});
   return fused_block(preset, result, std::move(terms));
 }
 

@@ -13,8 +13,10 @@ std::vector<PresetMove> build() {
   return {
       {"terms_per_step", "half the terms per step",
        [](Preset& p) { return p.terms_per_step > 1 && (p.terms_per_step /= 2, true); }},
-      {"alignment_fraction_bits", "one alignment bit more", [](Preset& p) { return ++p.alignment_fraction_bits, true; }},
-      {"alignment_fraction_bits", "one alignment bit fewer", [](Preset& p) { return --p.alignment_fraction_bits, true; }},
+      {"alignment_fraction_bits", "one alignment bit more",
+       [](Preset& p) { return ++p.alignment_fraction_bits, true; }},
+      {"alignment_fraction_bits", "one alignment bit fewer",
+       [](Preset& p) { return --p.alignment_fraction_bits, true; }},
       {"shifted_out", "floor instead of truncation",
        [](Preset& p) { return p.shifted_out = ShiftedOutBits::floor, true; }},
       {"shifted_out", "nearest-even alignment",
@@ -23,14 +25,17 @@ std::vector<PresetMove> build() {
        [](Preset& p) { return p.product_alignment = ProductAlignment::normalised, true; }},
       {"accumulator_entry", "c entering the other way",
        [](Preset& p) {
-         p.accumulator_entry = p.accumulator_entry == AccumulatorEntry::in_block ? AccumulatorEntry::late_fp32
-                                                                                 : AccumulatorEntry::in_block;
+         p.accumulator_entry = p.accumulator_entry == AccumulatorEntry::in_block
+                                   ? AccumulatorEntry::late_fp32
+                                   : AccumulatorEntry::in_block;
          return true;
        }},
       {"flush_subnormal_inputs", "subnormal inputs flushed",
        [](Preset& p) { return p.flush_subnormal_inputs = !p.flush_subnormal_inputs, true; }},
       {"fraction_bits", "one result bit fewer",
-       [](Preset& p) { return move_result(p, [](StepResult& r) { return --r.fraction_bits, true; }); }},
+       [](Preset& p) {
+         return move_result(p, [](StepResult& r) { return --r.fraction_bits, true; });
+       }},
       {"fraction_bits", "one result bit more",
        [](Preset& p) {
          return move_result(p, [](StepResult& r) {
@@ -40,17 +45,20 @@ std::vector<PresetMove> build() {
       {"rounding", "the other result rounding",
        [](Preset& p) {
          return move_result(p, [](StepResult& r) {
-           r.rounding = r.rounding == Rounding::toward_zero ? Rounding::nearest_even : Rounding::toward_zero;
+           r.rounding =
+               r.rounding == Rounding::toward_zero ? Rounding::nearest_even : Rounding::toward_zero;
            return true;
          });
        }},
       {"exponent_floor", "exponent floor one higher",
        [](Preset& p) {
-         return move_result(p, [](StepResult& r) { return r.exponent_floor && (++*r.exponent_floor, true); });
+         return move_result(
+             p, [](StepResult& r) { return r.exponent_floor && (++*r.exponent_floor, true); });
        }},
       {"exponent_floor", "exponent floor one lower",
        [](Preset& p) {
-         return move_result(p, [](StepResult& r) { return r.exponent_floor && (--*r.exponent_floor, true); });
+         return move_result(
+             p, [](StepResult& r) { return r.exponent_floor && (--*r.exponent_floor, true); });
        }},
   };
 }

@@ -63,45 +63,43 @@ std::vector<Preset> build() {
   v.push_back(make("ampere_f16_mma_k16", "ampere", "mma m16n8k16 (2 x 8-term)", kFp16, 8, 24,
                    f32_rz(23, -132), f16_rne(-20), {kFloorsUnpinned}));
   v.push_back(make("ampere_bf16_mma_k16", "ampere", "mma m16n8k16 (2 x 8-term)", kBf16, 8, 24,
-                   f32_rz(23, -132), f16_rne(-20),
-                   {kFloorsUnpinned, kSubnormalsUnpinned, no_f16}));
+                   f32_rz(23, -132), f16_rne(-20), {kFloorsUnpinned, kSubnormalsUnpinned, no_f16}));
   v.push_back(make("ampere_tf32_mma_k8", "ampere", "mma m16n8k8 (2 x 4-term)", kTf32, 4, 24,
                    f32_rz(23, -132), std::nullopt, {kFloorsUnpinned, kSubnormalsUnpinned}));
   v.push_back(make("ada_f16_mma_k16", "ada", "mma m16n8k16 (2 x 8-term)", kFp16, 8, 24,
                    f32_rz(23, -132), f16_rne(-20), {kFloorsUnpinned}));
   v.push_back(make("ada_bf16_mma_k16", "ada", "mma m16n8k16 (2 x 8-term)", kBf16, 8, 24,
-                   f32_rz(23, -132), f16_rne(-20),
-                   {kFloorsUnpinned, kSubnormalsUnpinned, no_f16}));
+                   f32_rz(23, -132), f16_rne(-20), {kFloorsUnpinned, kSubnormalsUnpinned, no_f16}));
   v.push_back(make("ada_tf32_mma_k8", "ada", "mma m16n8k8 (2 x 4-term)", kTf32, 4, 24,
                    f32_rz(23, -132), std::nullopt, {kFloorsUnpinned, kSubnormalsUnpinned}));
   v.push_back(make("ada_fp8_mma_k32", "ada", "mma.sync m16n8k32 e4m3/e5m2 (2 x 16-term)", kFp8, 16,
                    13, f32_rz(13, -132), f16_rne(-20), {kFloorsUnpinned}));
-  v.push_back(make("hopper_f16_mma_k16", "hopper", "wmma/mma m16n8k16, wgmma k16 (16-term)",
-                   kFp16, 16, 25, f32_rz(23, -133), f16_rne(-21),
-                   {kFloorsUnpinned}));
-  v.push_back(make("hopper_bf16_mma_k16", "hopper", "wmma/mma m16n8k16, wgmma k16 (16-term)",
-                   kBf16, 16, 25, f32_rz(23, -133), f16_rne(-21),
+  v.push_back(make("hopper_f16_mma_k16", "hopper", "wmma/mma m16n8k16, wgmma k16 (16-term)", kFp16,
+                   16, 25, f32_rz(23, -133), f16_rne(-21), {kFloorsUnpinned}));
+  v.push_back(make("hopper_bf16_mma_k16", "hopper", "wmma/mma m16n8k16, wgmma k16 (16-term)", kBf16,
+                   16, 25, f32_rz(23, -133), f16_rne(-21),
                    {kFloorsUnpinned, kSubnormalsUnpinned, no_f16}));
-  v.push_back(make("hopper_tf32_mma_k8", "hopper", "wmma m16n16k8, wgmma k8 (8-term)", kTf32, 8,
-                   25, f32_rz(23, -133), std::nullopt,
+  v.push_back(make("hopper_tf32_mma_k8", "hopper", "wmma m16n16k8, wgmma k8 (8-term)", kTf32, 8, 25,
+                   f32_rz(23, -133), std::nullopt,
                    {kFloorsUnpinned, kSubnormalsUnpinned, kTf32Terms}));
   v.push_back(make("hopper_fp8_wgmma_k32", "hopper", "wgmma.mma_async m64nNk32 e4m3/e5m2 (QGMMA)",
-                   kFp8, 32, 13, f32_rz(13, -133), std::nullopt,
-                   {kFloorsUnpinned, no_f16}));
-  v.push_back(make("blackwell_f16_mma_k16", "blackwell", "wmma/mma m16n8k16 (16-term)", kFp16,
-                   16, 25, f32_rz(23, -133), f16_rne(-21),
-                   {kFloorsUnpinned}));
-  v.push_back(make("blackwell_bf16_mma_k16", "blackwell", "wmma/mma m16n8k16 (16-term)", kBf16,
-                   16, 25, f32_rz(23, -133), f16_rne(-21),
+                   kFp8, 32, 13, f32_rz(13, -133), std::nullopt, {kFloorsUnpinned, no_f16}));
+  v.push_back(make("blackwell_f16_mma_k16", "blackwell", "wmma/mma m16n8k16 (16-term)", kFp16, 16,
+                   25, f32_rz(23, -133), f16_rne(-21), {kFloorsUnpinned}));
+  v.push_back(make("blackwell_bf16_mma_k16", "blackwell", "wmma/mma m16n8k16 (16-term)", kBf16, 16,
+                   25, f32_rz(23, -133), f16_rne(-21),
                    {kFloorsUnpinned, kSubnormalsUnpinned, no_f16}));
   v.push_back(make("blackwell_tf32_mma_k8", "blackwell", "wmma m16n16k8 (8-term)", kTf32, 8, 25,
                    f32_rz(23, -133), std::nullopt,
                    {kFloorsUnpinned, kSubnormalsUnpinned, kTf32Terms}));
   v.push_back(make("blackwell_fp8_mma_k32", "blackwell",
-                   "mma.sync m16n8k32 e4m3/e5m2 (32-term block, c added late in f32)", kFp8, 32,
-                   25, f32_rz(23, -133), std::nullopt,
-                   {kFloorsUnpinned, no_f16, {"alignment_fraction_bits", kWideWindow},
-                    {"shifted_out", kWideWindow}, {"product_alignment", kWideWindow}},
+                   "mma.sync m16n8k32 e4m3/e5m2 (32-term block, c added late in f32)", kFp8, 32, 25,
+                   f32_rz(23, -133), std::nullopt,
+                   {kFloorsUnpinned,
+                    no_f16,
+                    {"alignment_fraction_bits", kWideWindow},
+                    {"shifted_out", kWideWindow},
+                    {"product_alignment", kWideWindow}},
                    AccumulatorEntry::late_fp32));
   return v;
 }
@@ -140,9 +138,12 @@ std::string_view to_string(ProductAlignment v) {
 }
 std::string_view to_string(ShiftedOutBits v) {
   switch (v) {
-    case ShiftedOutBits::truncate_toward_zero: return "truncate_toward_zero";
-    case ShiftedOutBits::floor: return "floor";
-    case ShiftedOutBits::nearest_even: return "nearest_even";
+    case ShiftedOutBits::truncate_toward_zero:
+      return "truncate_toward_zero";
+    case ShiftedOutBits::floor:
+      return "floor";
+    case ShiftedOutBits::nearest_even:
+      return "nearest_even";
   }
   return "?";
 }

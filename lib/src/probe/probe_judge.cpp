@@ -37,8 +37,9 @@ std::vector<uint32_t> probe_outputs(const ProbeTiles& tiles, const Preset& prese
   return d;
 }
 
-ProbeVerdict judge_probe(const ProbeTiles& tiles, std::span<const uint32_t> hardware, const Preset& preset,
-                         const std::vector<const Preset*>& candidates, int threads) {
+ProbeVerdict judge_probe(const ProbeTiles& tiles, std::span<const uint32_t> hardware,
+                         const Preset& preset, const std::vector<const Preset*>& candidates,
+                         int threads) {
   const ProbeInstruction& in = *tiles.instruction;
   const size_t per_tile = static_cast<size_t>(in.m) * in.n;
   const auto& classes = probe_classes();
@@ -92,9 +93,11 @@ ProbeVerdict judge_probe(const ProbeTiles& tiles, std::span<const uint32_t> hard
       if (move.parameter == "exponent_floor") {
         // Terms are aligned at no lower than the largest operand exponent; c's is at least -126
         // (an f32 subnormal aligns as the smallest normal binade).
-        const int lowest = describe(in.a_format).min_exponent() + describe(in.b_format).min_exponent();
+        const int lowest =
+            describe(in.a_format).min_exponent() + describe(in.b_format).min_exponent();
         if (preset.f32_result.exponent_floor && lowest > *preset.f32_result.exponent_floor + 1)
-          pv.note = "inert for this instruction: no product aligns below 2^" + std::to_string(lowest) +
+          pv.note = "inert for this instruction: no product aligns below 2^" +
+                    std::to_string(lowest) +
                     " and c aligns at 2^-126 or above, so no input reaches a floor at 2^" +
                     std::to_string(*preset.f32_result.exponent_floor);
       }

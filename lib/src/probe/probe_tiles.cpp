@@ -12,12 +12,14 @@ namespace mmaemu {
 const std::vector<ProbeInstruction>& probe_instructions() {
   static const std::vector<ProbeInstruction> list = [] {
     std::vector<ProbeInstruction> v;
-    const std::pair<Format, const char*> fp8[] = {{Format::f8_e4m3, "e4m3"}, {Format::f8_e5m2, "e5m2"}};
+    const std::pair<Format, const char*> fp8[] = {{Format::f8_e4m3, "e4m3"},
+                                                  {Format::f8_e5m2, "e5m2"}};
     for (auto [fa, na] : fp8)
       for (auto [fb, nb] : fp8)
         for (int scale_d : {1, 0}) {
           ProbeInstruction p;
-          p.name = std::string("wgmma.m64n8k32.") + na + "." + nb + " (scale-d " + std::to_string(scale_d) + ")";
+          p.name = std::string("wgmma.m64n8k32.") + na + "." + nb + " (scale-d " +
+                   std::to_string(scale_d) + ")";
           p.kernel = std::string("probe_wgmma_m64n8k32_") + na + "_" + nb;
           p.m = 64;
           p.a_format = fa;
@@ -58,9 +60,9 @@ const std::vector<ProbeInstruction>& probe_instructions() {
 }
 
 const std::vector<std::string>& probe_classes() {
-  static const std::vector<std::string> names = {"layout",   "normal",  "wide",        "alignment",
-                                                 "cancel",   "rounding", "c_dominant", "subnormal",
-                                                 "tiny",     "special", "signed_zero", "overflow"};
+  static const std::vector<std::string> names = {"layout", "normal",   "wide",        "alignment",
+                                                 "cancel", "rounding", "c_dominant",  "subnormal",
+                                                 "tiny",   "special",  "signed_zero", "overflow"};
   return names;
 }
 
@@ -83,18 +85,30 @@ class Generator {
 
   Triple draw(const std::string& cls) {
     Triple t{std::vector<uint32_t>(k_), std::vector<uint32_t>(k_), 0};
-    if (cls == "layout") layout(t);
-    else if (cls == "normal") normal(t);
-    else if (cls == "wide") wide(t);
-    else if (cls == "alignment") spread(t, false);
-    else if (cls == "cancel") spread(t, true);
-    else if (cls == "rounding") rounding(t);
-    else if (cls == "c_dominant") c_dominant(t);
-    else if (cls == "subnormal") subnormal(t);
-    else if (cls == "tiny") tiny(t);
-    else if (cls == "special") special(t);
-    else if (cls == "signed_zero") signed_zero(t);
-    else overflow(t);
+    if (cls == "layout")
+      layout(t);
+    else if (cls == "normal")
+      normal(t);
+    else if (cls == "wide")
+      wide(t);
+    else if (cls == "alignment")
+      spread(t, false);
+    else if (cls == "cancel")
+      spread(t, true);
+    else if (cls == "rounding")
+      rounding(t);
+    else if (cls == "c_dominant")
+      c_dominant(t);
+    else if (cls == "subnormal")
+      subnormal(t);
+    else if (cls == "tiny")
+      tiny(t);
+    else if (cls == "special")
+      special(t);
+    else if (cls == "signed_zero")
+      signed_zero(t);
+    else
+      overflow(t);
     return t;
   }
 
@@ -104,7 +118,9 @@ class Generator {
   std::optional<int> floor_;
   std::mt19937_64 rng_;
 
-  int uniform(int lo, int hi) { return lo + static_cast<int>(rng_() % static_cast<uint64_t>(hi - lo + 1)); }
+  int uniform(int lo, int hi) {
+    return lo + static_cast<int>(rng_() % static_cast<uint64_t>(hi - lo + 1));
+  }
   bool coin() { return rng_() & 1; }
 
   // A finite value (-1)^neg * 1.fraction * 2^exponent in `f`, the fraction random; exponents
@@ -113,7 +129,8 @@ class Generator {
     const FormatDesc& d = describe(f);
     exponent = std::clamp(exponent, d.min_exponent() - d.fraction_bits, d.max_exponent());
     const uint64_t fraction = random_fraction ? rng_() & ((uint64_t{1} << d.fraction_bits) - 1) : 0;
-    const ExactValue v = ExactValue::finite(neg, (uint64_t{1} << d.fraction_bits) | fraction, exponent - d.fraction_bits);
+    const ExactValue v = ExactValue::finite(neg, (uint64_t{1} << d.fraction_bits) | fraction,
+                                            exponent - d.fraction_bits);
     return encode(f, v, {Rounding::toward_zero, Overflow::saturate, -1});
   }
   uint32_t from_double(Format f, double x) {
@@ -154,7 +171,8 @@ class Generator {
   uint32_t any_finite(Format f) {
     const FormatDesc& d = describe(f);
     for (;;) {
-      uint32_t x = static_cast<uint32_t>(rng_()) & ((d.storage_bits == 32 ? 0 : (uint32_t{1} << d.storage_bits)) - 1);
+      uint32_t x = static_cast<uint32_t>(rng_()) &
+                   ((d.storage_bits == 32 ? 0 : (uint32_t{1} << d.storage_bits)) - 1);
       if (f == Format::tf32) x &= ~uint32_t{0x1FFF};
       if (decode(f, x).is_finite()) return x;
     }
@@ -235,11 +253,17 @@ class Generator {
   }
   uint32_t special_code(Format f) {
     switch (rng_() % 6) {
-      case 0: return encode(f, ExactValue::nan());
-      case 1: return encode(f, ExactValue::infinity(coin()), {Rounding::nearest_even, Overflow::ieee, -1});
-      case 2: return zero(f, coin());
-      case 3: return value(f, coin(), emax(f), true);
-      default: return value(f, coin(), uniform(-2, 2));
+      case 0:
+        return encode(f, ExactValue::nan());
+      case 1:
+        return encode(f, ExactValue::infinity(coin()),
+                      {Rounding::nearest_even, Overflow::ieee, -1});
+      case 2:
+        return zero(f, coin());
+      case 3:
+        return value(f, coin(), emax(f), true);
+      default:
+        return value(f, coin(), uniform(-2, 2));
     }
   }
   void special(Triple& t) {
@@ -248,9 +272,14 @@ class Generator {
       t.b[i] = rng_() % 8 == 0 ? special_code(fb_) : value(fb_, coin(), uniform(-2, 2));
     }
     switch (rng_() % 4) {
-      case 0: t.c = special_code(Format::f32); break;
-      case 1: t.c = value(Format::f32, coin(), 127); break;
-      default: t.c = c_at(uniform(-3, 3));
+      case 0:
+        t.c = special_code(Format::f32);
+        break;
+      case 1:
+        t.c = value(Format::f32, coin(), 127);
+        break;
+      default:
+        t.c = c_at(uniform(-3, 3));
     }
   }
   void signed_zero(Triple& t) {
@@ -283,7 +312,8 @@ void put(std::vector<uint8_t>& bytes, Format f, size_t index, uint32_t code) {
 
 }  // namespace
 
-ProbeTiles make_probe_tiles(const ProbeInstruction& in, const Preset& preset, int tiles_per_class, uint64_t seed) {
+ProbeTiles make_probe_tiles(const ProbeInstruction& in, const Preset& preset, int tiles_per_class,
+                            uint64_t seed) {
   ProbeTiles t;
   t.instruction = &in;
   const auto& classes = probe_classes();

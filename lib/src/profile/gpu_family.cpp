@@ -11,8 +11,8 @@ const std::vector<GpuFamilyRow>& gpu_family_table() {
   static const std::vector<GpuFamilyRow> table = {
       {R"(v100|titan v\b)", "volta", "7.0", "V100, Titan V"},
       {R"(t4\b|rtx 20[0-9]{2}|quadro rtx|titan rtx)", "turing", "7.5", "T4, RTX 2080"},
-      {R"(a100|a800|a30\b|a40\b|a10g?\b|a16\b|a2\b|rtx 30[0-9]{2}|rtx a[0-9]{4})", "ampere", "8.0/8.6",
-       "A100, A30, A10, A2, A40, RTX 3090, RTX A6000"},
+      {R"(a100|a800|a30\b|a40\b|a10g?\b|a16\b|a2\b|rtx 30[0-9]{2}|rtx a[0-9]{4})", "ampere",
+       "8.0/8.6", "A100, A30, A10, A2, A40, RTX 3090, RTX A6000"},
       {R"(rtx 40[0-9]{2}|l4\b|l40s?\b|l20\b|rtx [0-9]{4} ada|ada\b)", "ada", "8.9",
        "RTX 4090, L4, L40, L40S, RTX 1000 Ada, RTX 6000 Ada"},
       {R"(gh200|h100|h200|h800|h20\b)", "hopper", "9.0", "H100, H200, H800, H20, GH200"},
@@ -26,7 +26,8 @@ std::string normalise_gpu_name(std::string_view product_name) {
   std::string s(product_name);
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   for (const char* word : {"nvidia ", "tesla ", "geforce "}) {
-    for (size_t pos; (pos = s.find(word)) != std::string::npos;) s.erase(pos, std::string(word).size());
+    for (size_t pos; (pos = s.find(word)) != std::string::npos;)
+      s.erase(pos, std::string(word).size());
   }
   while (!s.empty() && s.front() == ' ') s.erase(s.begin());
   return s;

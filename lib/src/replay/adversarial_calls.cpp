@@ -10,12 +10,19 @@ uint8_t fp8_code(Format f, CallDistribution d, std::mt19937& rng) {
   const int exp_bits = f == Format::f8_e4m3 ? 4 : 5, frac_bits = 7 - exp_bits;
   const int bias = (1 << (exp_bits - 1)) - 1;
   const uint32_t sign = (rng() & 1) << 7;
-  auto pack = [&](int e) { return static_cast<uint8_t>(sign | (std::clamp(e, 0, (1 << exp_bits) - 2) << frac_bits) | (rng() & ((1 << frac_bits) - 1))); };
+  auto pack = [&](int e) {
+    return static_cast<uint8_t>(sign | (std::clamp(e, 0, (1 << exp_bits) - 2) << frac_bits) |
+                                (rng() & ((1 << frac_bits) - 1)));
+  };
   switch (d) {
-    case CallDistribution::normal: return pack(bias + static_cast<int>(rng() % 7) - 3);
-    case CallDistribution::wide: return static_cast<uint8_t>(rng());
-    case CallDistribution::small: return pack(static_cast<int>(rng() % 3));
-    case CallDistribution::cancel: return pack(bias + static_cast<int>(rng() % 3) - 1);
+    case CallDistribution::normal:
+      return pack(bias + static_cast<int>(rng() % 7) - 3);
+    case CallDistribution::wide:
+      return static_cast<uint8_t>(rng());
+    case CallDistribution::small:
+      return pack(static_cast<int>(rng() % 3));
+    case CallDistribution::cancel:
+      return pack(bias + static_cast<int>(rng() % 3) - 1);
     case CallDistribution::special: {
       const uint8_t specials[] = {0x00, 0x80, 0x01, 0x81, 0x7F, 0xFF, 0x7E, 0xFE, 0x7C, 0xFC};
       return rng() % 4 == 0 ? specials[rng() % 10] : pack(bias + static_cast<int>(rng() % 9) - 4);
@@ -25,16 +32,18 @@ uint8_t fp8_code(Format f, CallDistribution d, std::mt19937& rng) {
 }
 
 uint32_t random_scale(std::mt19937& rng) {
-  const uint32_t picks[] = {0x3F800000, 0x3D17F62B, 0x3FD9999A, 0x00000000, 0x00000001,
-                            0x7F7FFFFF, 0x3A000000, 0x4B000000};
+  const uint32_t picks[] = {0x3F800000, 0x3D17F62B, 0x3FD9999A, 0x00000000,
+                            0x00000001, 0x7F7FFFFF, 0x3A000000, 0x4B000000};
   if (rng() % 3 == 0) return picks[rng() % 8];
   return (rng() & 0x807FFFFF) | ((120 + rng() % 16) << 23);
 }
 
 }  // namespace
 
-AdversarialCall random_adversarial_call(std::mt19937& rng, CallDistribution dist, const AdversarialShapes& shapes) {
-  const Format pairs[][2] = {{Format::f8_e4m3, Format::f8_e4m3}, {Format::f8_e4m3, Format::f8_e5m2},
+AdversarialCall random_adversarial_call(std::mt19937& rng, CallDistribution dist,
+                                        const AdversarialShapes& shapes) {
+  const Format pairs[][2] = {{Format::f8_e4m3, Format::f8_e4m3},
+                             {Format::f8_e4m3, Format::f8_e5m2},
                              {Format::f8_e5m2, Format::f8_e4m3}};
   const Format outs[] = {Format::bf16, Format::f16, Format::f32, Format::f8_e4m3, Format::f8_e5m2};
   AdversarialCall c;
@@ -77,6 +86,5 @@ AdversarialCall random_adversarial_call(std::mt19937& rng, CallDistribution dist
   call.use_fast_accum = rng() % 2;
   return c;
 }
-
 
 }  // namespace mmaemu

@@ -24,9 +24,8 @@ Comparison compare_bits(Format format, std::span<const uint8_t> expected,
   c.total = static_cast<int64_t>(n);
   for (size_t i = 0; i < n; ++i) {
     const uint32_t e = load_bits(format, expected, i);
-    const uint32_t a = i < actual.size() / describe(format).storage_bytes()
-                           ? load_bits(format, actual, i)
-                           : ~e;
+    const uint32_t a =
+        i < actual.size() / describe(format).storage_bytes() ? load_bits(format, actual, i) : ~e;
     if (e == a) continue;
     ++c.mismatches;
     if (!c.first) c.first = Mismatch{static_cast<int64_t>(i), e, a};

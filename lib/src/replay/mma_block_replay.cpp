@@ -23,7 +23,9 @@ bool mma_block_reads_c(std::string_view instruction, Format in_dtype) {
   return !harness_ignores_c(instruction, in_dtype);
 }
 
-bool mma_block_reads_c(const Recording& r) { return mma_block_reads_c(r.instruction, r.in_dtype); }
+bool mma_block_reads_c(const Recording& r) {
+  return mma_block_reads_c(r.instruction, r.in_dtype);
+}
 
 uint32_t emulate_mma_block_row(const Preset& preset, const StepResult& result, Format in_dtype,
                                std::span<const uint32_t> a, std::span<const uint32_t> b,

@@ -6,18 +6,21 @@ namespace {
 
 Scales scales_from(const SafetensorsFile& file, const ScaleRef& ref) {
   // torch received a tensorwise scale as an f32 tensor: the manifest's number rounded to f32.
-  if (!ref.is_tensor()) return Scales::tensorwise(encode(Format::f32, ExactValue::from_double(*ref.value)));
+  if (!ref.is_tensor())
+    return Scales::tensorwise(encode(Format::f32, ExactValue::from_double(*ref.value)));
   Scales s;
   s.per_row = true;
   const auto data = file.data(*file.find(ref.tensor));
-  for (size_t i = 0; i < data.size() / 4; ++i) s.f32_bits.push_back(load_bits(Format::f32, data, i));
+  for (size_t i = 0; i < data.size() / 4; ++i)
+    s.f32_bits.push_back(load_bits(Format::f32, data, i));
   return s;
 }
 
 }  // namespace
 
 Result<LoadedCall> load_scaled_mm_call(const TruthSet& set, const Recording& r) {
-  if (r.op != "scaled_mm") return Error(Errc::invalid_argument, r.id + ": not a scaled_mm recording");
+  if (r.op != "scaled_mm")
+    return Error(Errc::invalid_argument, r.id + ": not a scaled_mm recording");
   auto file = open_recording_file(set, r);
   if (!file) return file.error();
   LoadedCall loaded;
@@ -47,8 +50,9 @@ Result<LoadedCall> load_scaled_mm_call(const TruthSet& set, const Recording& r) 
   return loaded;
 }
 
-Result<ScaledMmReplay> replay_scaled_mm(const TruthSet& set, const Recording& r, const Profile& profile,
-                                        Backend backend, int threads, const ScaledMmReplayOptions& options) {
+Result<ScaledMmReplay> replay_scaled_mm(const TruthSet& set, const Recording& r,
+                                        const Profile& profile, Backend backend, int threads,
+                                        const ScaledMmReplayOptions& options) {
   auto loaded = load_scaled_mm_call(set, r);
   if (!loaded) return loaded.error();
   ResolveOptions resolve;

@@ -27,7 +27,8 @@ SelftestCheck check_format_round_trips() {
       ++codes;
     }
   }
-  if (check.passed) check.detail = std::to_string(codes) + " codes of f8_e4m3, f8_e5m2, f16, bf16 round-trip";
+  if (check.passed)
+    check.detail = std::to_string(codes) + " codes of f8_e4m3, f8_e5m2, f16, bf16 round-trip";
   return check;
 }
 
@@ -37,19 +38,21 @@ std::vector<SelftestCheck> check_presets_on_builtin_vectors() {
     const auto arch = architecture_of_gpu(set.gpu);
     const Preset* preset = arch ? find_preset_for(*arch, set.in_format) : nullptr;
     const std::string name = preset ? preset->name : "no preset for " + std::string(set.id);
-    auto [it, fresh] = by_preset.try_emplace(name, SelftestCheck{"preset " + name, preset != nullptr, {}});
+    auto [it, fresh] =
+        by_preset.try_emplace(name, SelftestCheck{"preset " + name, preset != nullptr, {}});
     SelftestCheck& check = it->second;
     if (!preset) continue;
     const StepResult* result = preset->result_for(set.out_format);
     const bool c_read = mma_block_reads_c(set.instruction, set.in_format);
     int exact = 0;
     for (int row = 0; row < set.rows; ++row) {
-      const auto rowdata = set.data.subspan(static_cast<size_t>(row) * (2 * set.k + 2), 2 * set.k + 2);
-      const uint32_t d = result ? emulate_mma_block_row(*preset, *result, set.in_format,
-                                                        rowdata.subspan(0, set.k),
-                                                        rowdata.subspan(set.k, set.k), Format::f32,
-                                                        rowdata[2 * set.k], c_read)
-                                : ~rowdata[2 * set.k + 1];
+      const auto rowdata =
+          set.data.subspan(static_cast<size_t>(row) * (2 * set.k + 2), 2 * set.k + 2);
+      const uint32_t d =
+          result ? emulate_mma_block_row(*preset, *result, set.in_format, rowdata.subspan(0, set.k),
+                                         rowdata.subspan(set.k, set.k), Format::f32,
+                                         rowdata[2 * set.k], c_read)
+                 : ~rowdata[2 * set.k + 1];
       exact += d == rowdata[2 * set.k + 1];
     }
     if (exact != set.rows) check.passed = false;
@@ -79,7 +82,8 @@ Result<std::vector<SelftestCheck>> check_truth_set(const std::filesystem::path& 
       check.passed = c.bit_exact();
       check.detail = std::to_string(c.total - c.mismatches) + "/" + std::to_string(c.total) +
                      " elements bit-exact (" + replay->plan.preset->name + ", " +
-                     replay->plan.algorithm.name + ", split-K " + std::to_string(replay->plan.split_k) + ")";
+                     replay->plan.algorithm.name + ", split-K " +
+                     std::to_string(replay->plan.split_k) + ")";
     }
     checks.push_back(std::move(check));
   }

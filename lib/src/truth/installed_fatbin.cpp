@@ -1,7 +1,7 @@
 // Finds a fatbin on disk that may replace a carried one (see kernel_modules.hpp): only a file the
 // disk's manifest vouches for, built from the sources the library was built from.
-#include <mutex>
 #include <cstdlib>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <system_error>
 
