@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs what mmaemu needs to build and test: Debian's packages, and cuobjdump pinned from PyPI
-# (scripts/install-cuobjdump.sh). Idempotent: quiet and quick when everything is already there.
+# Installs what mmaemu needs to build and test: Debian's packages alone (no PyPI). cuobjdump, which
+# only the release tooling needs (build-fatbin --release, the fatbin architecture checks), comes
+# from PyPI through its own script, scripts/install-cuobjdump.sh. Idempotent: quiet and quick when
+# everything is already there.
 set -euo pipefail
 packages=(build-essential cmake ninja-build git python3 libcli11-dev libfmt-dev libspdlog-dev
           nlohmann-json3-dev catch2 libssl-dev clang-format)
@@ -9,7 +11,6 @@ for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
-  "$(dirname "$0")/install-cuobjdump.sh"
   exit 0
 fi
 echo "install-deps: installing ${missing[*]}" >&2
@@ -18,4 +19,3 @@ sudo=""
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-"$(dirname "$0")/install-cuobjdump.sh"
