@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "command.hpp"
+#include "data_location.hpp"
 #include "mmaemu/kernel_modules.hpp"
 #include "mmaemu/safetensors.hpp"
 #include "mmaemu/truth.hpp"
@@ -28,8 +29,7 @@ constexpr const char* kPinnedNvcc = "13.0";
 struct BuildOptions {
   bool release = false, check = false, require_manifest = false, any_nvcc = false,
        skip_listings = false;
-  std::string source = MMAEMU_SOURCE_DIR, out, modules, nvcc = "/usr/local/cuda/bin/nvcc",
-              cuobjdump;
+  std::string source, out, modules, nvcc = "/usr/local/cuda/bin/nvcc", cuobjdump;
 };
 
 std::string quoted(const std::string& s) {
@@ -78,8 +78,9 @@ std::string find_cuobjdump(const std::string& given, const fs::path& source) {
   if (!given.empty()) return given;
   if (const char* env = std::getenv("MMAEMU_CUOBJDUMP"); env && *env) return env;
   if (run("command -v cuobjdump").first == 0) return "cuobjdump";
-  for (const fs::path& p : {fs::path("/usr/local/cuda/bin/cuobjdump"),
-                            source / ".tools" / "cuobjdump" / "bin" / "cuobjdump"})
+  std::vector<fs::path> places = {"/usr/local/cuda/bin/cuobjdump"};
+  if (!source.empty()) places.push_back(source / ".tools" / "cuobjdump" / "bin" / "cuobjdump");
+  for (const fs::path& p : places)
     if (fs::exists(p)) return p.string();
   return {};
 }
@@ -301,38 +302,60 @@ Result<int> build(const BuildOptions& o, const fs::path& kernels, const fs::path
   return kExitOk;
 }
 
-Result<int> report_check(const std::string& what, const FatbinCheck& c) {
+Result<int> report_check(const std::string& what, const fs::path& dist, const FatbinCheck& c) {
   for (const auto& p : c.problems) std::cout << what << ": " << p << "\n";
-  std::cout << fmt::format("{}: {} module(s), {}", what, c.modules,
+  std::cout << fmt::format("{}: {} module(s) in {}, {}", what, c.modules, dist.string(),
                            c.problems.empty() ? "all up to date"
                                               : std::to_string(c.problems.size()) + " problem(s)")
             << std::endl;
   return c.problems.empty() ? kExitOk : kExitVerdictFailed;
 }
 
-Result<int> run_build_fatbin(const BuildOptions& o) {
-  if (o.release == o.check)
+Result<int> run_build_fatbin(const BuildOptions& given) {
+  if (given.release == given.check)
     return Error(Errc::invalid_argument, "build-fatbin: pass exactly one of --release, --check");
+  BuildOptions o = given;
+  if (o.source.empty()) {
+    const auto source = build_tree_source();
+    if (!source)
+      return Error(Errc::invalid_argument,
+                   "build-fatbin: --source: give the source tree holding kernels/ (this mmaemu "
+                   "does not run from its build tree)");
+    o.source = source->string();
+  }
   const fs::path kernels = fs::path(o.source) / "kernels";
   const fs::path out = o.out.empty() ? kernels / "bin" : fs::path(o.out);
   if (o.release) return build(o, kernels, out);
   auto c = check_fatbins(kernels, out, o.require_manifest, true);
   if (!c) return c.error();
-  return report_check("build-fatbin --check", *c);
+  return report_check("build-fatbin --check", out, *c);
 }
 
 struct DistOptions {
   bool verify_manifest = false, require_cuobjdump = false;
-  std::string dist = std::string(MMAEMU_SOURCE_DIR) + "/kernels/bin", cuobjdump;
+  std::string dist, cuobjdump;
 };
 
-Result<int> run_check_dist(const DistOptions& o) {
-  if (!o.verify_manifest)
+Result<int> run_check_dist(const DistOptions& given) {
+  if (!given.verify_manifest)
     return Error(Errc::invalid_argument, "check-dist: nothing to check (pass --verify-manifest)");
+  // Default: the source tree's kernels/bin from a build tree, else an installed mmaemu's kernels.
+  DistOptions o = given;
+  const auto source = build_tree_source();
+  if (o.dist.empty()) {
+    if (source)
+      o.dist = (*source / "kernels" / "bin").string();
+    else if (const fs::path share = installed_share_dir();
+             !share.empty() && fs::is_directory(share / "kernels"))
+      o.dist = (share / "kernels").string();
+    else
+      return Error(Errc::invalid_argument,
+                   "check-dist: --dist: give the folder of fatbins and manifest.json");
+  }
   auto c = check_fatbins({}, o.dist, true, false);
   if (!c) return c.error();
   // Each fatbin's architectures, as cuobjdump lists them, against the manifest's.
-  const std::string cuobjdump = find_cuobjdump(o.cuobjdump, MMAEMU_SOURCE_DIR);
+  const std::string cuobjdump = find_cuobjdump(o.cuobjdump, source.value_or(fs::path()));
   if (cuobjdump.empty()) {
     if (o.require_cuobjdump)
       c->problems.push_back("no cuobjdump to list the fatbins (scripts/install-cuobjdump.sh)");
@@ -353,7 +376,7 @@ Result<int> run_check_dist(const DistOptions& o) {
     if (c->problems.empty())
       std::cout << "check-dist: every fatbin's architectures equal its manifest's (cuobjdump)\n";
   }
-  return report_check("check-dist", *c);
+  return report_check("check-dist", o.dist, *c);
 }
 
 }  // namespace
@@ -365,7 +388,9 @@ Runner setup_build_fatbin(CLI::App& app) {
                "sources and fatbins against the manifest, by hashes (no nvcc)");
   app.add_flag("--require-manifest", o->require_manifest,
                "--check: a missing manifest is a failure");
-  app.add_option("--source", o->source, "the source tree holding kernels/")->capture_default_str();
+  app.add_option("--source", o->source,
+                 "the source tree holding kernels/ (default: the one this mmaemu was built from, "
+                 "when run from its build tree)");
   app.add_option("--out", o->out, "where the fatbins go (default: SOURCE/kernels/bin)");
   app.add_option("--modules", o->modules, "modules to build, comma-separated (default: all)");
   app.add_option("--nvcc", o->nvcc, "the nvcc to run")->capture_default_str();
@@ -381,8 +406,9 @@ Runner setup_check_dist(CLI::App& app) {
   auto o = std::make_shared<DistOptions>();
   app.add_flag("--verify-manifest", o->verify_manifest,
                "every fatbin's sha256 equals its manifest entry");
-  app.add_option("--dist", o->dist, "the folder of fatbins and manifest.json")
-      ->capture_default_str();
+  app.add_option("--dist", o->dist,
+                 "the folder of fatbins and manifest.json (default: the source tree's kernels/bin "
+                 "from a build tree, else the installed share/mmaemu/kernels)");
   app.add_option("--cuobjdump", o->cuobjdump,
                  "the cuobjdump that lists the fatbins (default: found)");
   app.add_flag("--require-cuobjdump", o->require_cuobjdump,

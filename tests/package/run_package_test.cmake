@@ -24,4 +24,18 @@ execute_process(COMMAND ${WORK_DIR}/prefix/bin/mmaemu info RESULT_VARIABLE rc OU
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the installed mmaemu info failed")
 endif()
+if(EXISTS ${WORK_DIR}/prefix/include/mmaemu/version.hpp.in)
+  message(FATAL_ERROR "the template version.hpp.in was installed beside the headers")
+endif()
+# The installed executable's defaults are the prefix's, never the build machine's source tree.
+execute_process(COMMAND ${WORK_DIR}/prefix/bin/mmaemu check-dist --verify-manifest
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "share/mmaemu/kernels")
+  message(FATAL_ERROR "the installed check-dist did not check the installed kernels: ${out}")
+endif()
+execute_process(COMMAND ${WORK_DIR}/prefix/bin/mmaemu build-fatbin --check
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+if(rc EQUAL 0 OR NOT out MATCHES "--source")
+  message(FATAL_ERROR "the installed build-fatbin took a source tree it was not given: ${out}")
+endif()
 file(REMOVE_RECURSE ${WORK_DIR})
