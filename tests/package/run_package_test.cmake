@@ -1,5 +1,6 @@
 # Installs the built project into a scratch prefix, then configures, builds and runs the consumer
-# project against it. Variables: BUILD_DIR, SOURCE_DIR, WORK_DIR, GENERATOR.
+# project against it. Variables: BUILD_DIR, SOURCE_DIR, WORK_DIR, GENERATOR, CXX_FLAGS (the
+# project's own, so that a sanitized library links into a consumer built the same way).
 file(REMOVE_RECURSE ${WORK_DIR})
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix
                 RESULT_VARIABLE rc OUTPUT_QUIET)
@@ -8,6 +9,7 @@ if(NOT rc EQUAL 0)
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/package/consumer -B ${WORK_DIR}/build
                         -G ${GENERATOR} -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_BUILD_TYPE=Release
+                        "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
                 RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "configuring the consumer failed")
