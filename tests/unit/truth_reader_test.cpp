@@ -237,6 +237,28 @@ TEST_CASE("JSON nested past the limit is refused before it is parsed", "[truth]"
   CHECK(json_nesting(std::string(64, '[')) == 64);
 }
 
+TEST_CASE("JSON that does not parse is refused with the parser's reason, escaped", "[truth]") {
+  // Invalid UTF-8 in a profile: the reason names it, and the message itself stays UTF-8.
+  auto profile = parse_profile("{\"name\": \"\xff\"}", "bad.json");
+  REQUIRE_FALSE(profile.ok());
+  CHECK(profile.error().code() == Errc::malformed);
+  CHECK_THAT(profile.error().message(), Catch::Contains("not valid JSON") &&
+                                            Catch::Contains("UTF-8") && Catch::Contains("\\xFF"));
+  CHECK(profile.error().message().find('\xff') == std::string::npos);
+  // A safetensors header cut short says where.
+  std::vector<uint8_t> file(8, 0);
+  const std::string header = "{\"a\": [1, 2";
+  for (int i = 0; i < 8; ++i) file[i] = static_cast<uint8_t>(uint64_t{header.size()} >> (8 * i));
+  file.insert(file.end(), header.begin(), header.end());
+  auto st = SafetensorsFile::parse(file, "cut.safetensors");
+  REQUIRE_FALSE(st.ok());
+  CHECK_THAT(st.error().message(),
+             Catch::Contains("header is not valid JSON") && Catch::Contains("column"));
+  // Valid JSON that is not an object keeps its own message.
+  CHECK_THAT(parse_profile("[1]", "array.json").error().message(),
+             Catch::Contains("not a JSON object"));
+}
+
 TEST_CASE("a zero-sized tensor counts zero elements whatever its other dimensions", "[truth]") {
   TensorInfo t;
   t.shape = {int64_t{1} << 40, int64_t{1} << 40, 0};

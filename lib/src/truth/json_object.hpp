@@ -40,16 +40,43 @@ inline int json_nesting(std::string_view text) {
 }
 
 // `text` as a JSON object, or Errc::malformed: "ORIGIN: SUBJECT nests deeper than 64 levels",
-// "ORIGIN: NOT_OBJECT".
+// "ORIGIN: SUBJECT is not valid JSON (parse error at line L, column C: why)" (invalid UTF-8
+// among the reasons), "ORIGIN: NOT_OBJECT".
 inline Result<nlohmann::json> parse_json_object(std::string_view text, const std::string& origin,
                                                 std::string_view subject = "JSON",
                                                 std::string_view not_object = "not a JSON object") {
   if (json_nesting(text) > kMaxJsonNesting)
     return Error(Errc::malformed, origin + ": " + std::string(subject) + " nests deeper than " +
                                       std::to_string(kMaxJsonNesting) + " levels");
-  nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object())
-    return Error(Errc::malformed, origin + ": " + std::string(not_object));
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text.begin(), text.end());
+  } catch (const nlohmann::json::parse_error& e) {
+    // The parser's own words, without its "[json.exception.parse_error.N] " tag.
+    std::string text_of_error = e.what();
+    if (const auto tag_end = text_of_error.find("] ");
+        text_of_error.starts_with("[json.") && tag_end != text_of_error.npos)
+      text_of_error = text_of_error.substr(tag_end + 2);
+    // Its "last read" quotes the input, which may hold bytes that are not UTF-8: escaped, so that
+    // the message can go into a JSON log.
+    std::string why;
+    for (unsigned char ch : text_of_error) {
+      if (ch >= 0x20 && ch < 0x7F) {
+        why += static_cast<char>(ch);
+      } else {
+        static constexpr char kHex[] = "0123456789ABCDEF";
+        why += "\\x";
+        why += kHex[ch >> 4];
+        why += kHex[ch & 15];
+      }
+    }
+    return Error(Errc::malformed,
+                 origin + ": " +
+                     (subject == "JSON" ? std::string("not valid JSON")
+                                        : std::string(subject) + " is not valid JSON") +
+                     " (" + why + ")");
+  }
+  if (!j.is_object()) return Error(Errc::malformed, origin + ": " + std::string(not_object));
   return j;
 }
 
