@@ -265,19 +265,13 @@ Result<json> replay_sample(const SweepCliOptions& o, const SweepResult& r, const
   uint64_t seed = 77;
   for (const auto& s : cells) {
     const SweepKey& key = r.tables[s.table].key;
-    RecordCall c;
+    RecordCall c = record_call(key, s.m, s.n, s.k);
+    c.bias_dtype.reset();  // the sample records without a bias and at the GPU's own SM count
+    c.sm_count_target = 0;
     c.id = fmt::format("sweep_{}x{}x{}_{}_{}_{}_ws{}", s.m, s.n, s.k,
                        key.rowwise ? "rowwise" : "tensorwise",
                        key.use_fast_accum ? "fast" : "promoted", describe(key.out_dtype).name,
                        key.workspace_bytes);
-    c.m = s.m;
-    c.n = s.n;
-    c.k = s.k;
-    c.a_dtype = key.a_dtype;
-    c.b_dtype = key.b_dtype;
-    c.out_dtype = key.out_dtype;
-    c.use_fast_accum = key.use_fast_accum;
-    c.rowwise = key.rowwise;
     c.dist = "normal";
     c.seed = ++seed;
     if (auto drawn = draw_operands({&c, 1}, 1); !drawn) return drawn.error();

@@ -12,6 +12,7 @@
 
 #include "mmaemu/error.hpp"
 #include "mmaemu/format.hpp"
+#include "mmaemu/scaled_mm.hpp"
 
 namespace mmaemu {
 
@@ -40,6 +41,10 @@ struct RecordCall {
   // cuBLASLt's workspace for this call; none: RecordOptions::workspace_bytes.
   std::optional<int64_t> workspace_bytes;
 };
+
+// The call as the emulator takes it: a view into `call`'s operands and bias (which must outlive
+// it), with its scales (rowwise when `call.rowwise`).
+ScaledMmCall scaled_mm_view(const RecordCall& call);
 
 // Each call's operands drawn from its `dist` and `seed`: a (m x k) from seed x 2, b (n x k) from
 // seed x 2 + 1, the convention every recorded set follows; calls spread over `threads` (<= 0:

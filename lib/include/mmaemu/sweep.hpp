@@ -35,6 +35,8 @@ std::string describe_key(const SweepKey& key);
 // What the split-K model sees of a swept configuration; `multiprocessors`: the GPU's SM count,
 // taken where the key sets no SM-count target.
 SplitKConfig split_k_config(const SweepKey& key, int multiprocessors);
+// A call of torch's shape m x n x k in a swept configuration (no operands yet).
+RecordCall record_call(const SweepKey& key, int64_t m, int64_t n, int64_t k);
 
 // Whether torch._scaled_mm (2.11) can make a call with this configuration; else why not.
 // Torch takes a bias only of bf16 (bf16 output), f16 (f16 output) or either (FP8 output), and

@@ -170,17 +170,7 @@ Result<HeuristicSweep> ask_heuristic(const SweepOptions& options, const std::vec
           continue;
         }
         const SweepKey& key = keys[q.key];
-        RecordCall c;
-        c.m = q.m;
-        c.n = q.n;
-        c.k = q.k;
-        c.a_dtype = key.a_dtype;
-        c.b_dtype = key.b_dtype;
-        c.out_dtype = key.out_dtype;
-        c.use_fast_accum = key.use_fast_accum;
-        c.rowwise = key.rowwise;
-        c.bias_dtype = key.bias_dtype;
-        c.sm_count_target = key.sm_count_target;
+        const RecordCall c = record_call(key, q.m, q.n, q.k);
         device::TorchScaledMm call(s, c, key.workspace_bytes,
                                    {scale_a.get(), scale_b.get(), bias.get()}, handle);
         HeuristicAnswer& a = result.answers[i];

@@ -55,11 +55,7 @@ Result<BenchmarkReport> run_benchmark(const BenchmarkOptions& o,
     c.seed = o.seed;
     if (auto drawn = draw_operands({&c, 1}, 1); !drawn) return drawn.error();
     c.scale_a = c.scale_b = {0x3F800000u};  // 1.0: tensorwise
-    ScaledMmCall call;
-    call.m = c.m, call.n = c.n, call.k = c.k;
-    call.a_dtype = c.a_dtype, call.b_dtype = c.b_dtype, call.out_dtype = c.out_dtype;
-    call.a = c.a, call.b = c.b;
-    call.use_fast_accum = c.use_fast_accum;
+    const ScaledMmCall call = scaled_mm_view(c);
     const double flop =
         2.0 * static_cast<double>(c.m) * static_cast<double>(c.n) * static_cast<double>(c.k);
     std::optional<NativeTiming> native;

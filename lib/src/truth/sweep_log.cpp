@@ -20,6 +20,22 @@ SplitKConfig split_k_config(const SweepKey& key, int multiprocessors) {
   c.bias_dtype = key.bias_dtype;
   return c;
 }
+
+RecordCall record_call(const SweepKey& key, int64_t m, int64_t n, int64_t k) {
+  RecordCall c;
+  c.m = m;
+  c.n = n;
+  c.k = k;
+  c.a_dtype = key.a_dtype;
+  c.b_dtype = key.b_dtype;
+  c.out_dtype = key.out_dtype;
+  c.use_fast_accum = key.use_fast_accum;
+  c.rowwise = key.rowwise;
+  c.bias_dtype = key.bias_dtype;
+  c.sm_count_target = key.sm_count_target;
+  c.workspace_bytes = key.workspace_bytes;
+  return c;
+}
 namespace {
 
 Error bad(const std::filesystem::path& path, const std::string& what) {
