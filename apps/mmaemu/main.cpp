@@ -97,8 +97,10 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version",
                        std::string("mmaemu ") + mmaemu::kVersion + " (" + mmaemu::kGitCommit + ")");
   app.require_subcommand(1);
-  bool verbose = false;
+  bool verbose = false, no_clobber = false;
   app.add_flag("-v,--verbose", verbose, "Log more detail to stderr");
+  app.add_flag("--no-clobber", no_clobber,
+               "refuse to replace an existing --out (default: replaced atomically)");
   std::vector<std::pair<CLI::App*, Runner>> runners;
   std::string names;
   for (const auto& command : command_table()) {
@@ -130,6 +132,17 @@ int main(int argc, char** argv) {
   spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::info);
   for (auto& [sub, runner] : runners) {
     if (!sub->parsed()) continue;
+    // --no-clobber: one check for every subcommand's --out, before any work.
+    if (const CLI::Option* out = sub->get_option_no_throw("--out");
+        no_clobber && out && out->count() > 0) {
+      std::error_code ec;
+      const std::string path = out->as<std::string>();
+      if (std::filesystem::exists(std::filesystem::symlink_status(path, ec))) {
+        std::cerr << "mmaemu " << sub->get_name() << ": error: --out " << path
+                  << " exists and --no-clobber was given; nothing written\n";
+        return kExitUsage;
+      }
+    }
     try {
       mmaemu::Result<int> status = runner();
       if (!status) {

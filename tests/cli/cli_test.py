@@ -272,6 +272,13 @@ if not has_driver:
     expect_error("conform --backend cuda-v4 without a GPU says why", ["conform", "--backend", "cuda-v4"],
                  lambda c: c == 8, "libcuda.so.1")
 code, out, err = run("conform", "--backend", "cpu", "--calls", "3", "--jobs", "2", "--out", tmp / "conform.json")
+if (tmp / "conform.json").exists():
+    before = (tmp / "conform.json").read_bytes()
+    expect_error("--no-clobber refuses an existing --out before any work",
+                 ["conform", "--backend", "cpu", "--calls", "1", "--no-clobber", "--out", tmp / "conform.json"],
+                 lambda c: c == 2, "--no-clobber")
+    check("--no-clobber leaves the existing file as it was", (tmp / "conform.json").read_bytes() == before)
+
 matrix = json.loads((tmp / "conform.json").read_text())["matrix"] if (tmp / "conform.json").exists() else {}
 check("conform --backend cpu: the fast path equals the oracle on every FP8 preset",
       code == 0 and all(matrix.get("cpu", {}).get(p, {}).get("verdict") == "PASS"
