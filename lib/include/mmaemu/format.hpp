@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace mmaemu {
@@ -44,6 +45,9 @@ struct FormatDesc {
 
 const FormatDesc& describe(Format format);
 std::optional<Format> format_from_name(std::string_view name);
+// An FP8 operand pair as the command line and the logs name it: "e4m3xe5m2" (names without
+// their "f8_").
+std::string fp8_pair_name(Format a, Format b);
 std::optional<Format> format_from_safetensors_dtype(std::string_view dtype);
 
 enum class Rounding : uint8_t { nearest_even, toward_zero };

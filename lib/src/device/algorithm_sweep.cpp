@@ -11,6 +11,8 @@
 #include <mutex>
 #include <thread>
 
+#include "threads/parallel_for.hpp"
+
 #ifdef MMAEMU_HAVE_CUDA_HEADERS
 #include "device/torch_scaled_mm.hpp"
 #endif
@@ -18,13 +20,10 @@
 namespace mmaemu {
 
 std::string describe_key(const SweepKey& key) {
-  auto fp8 = [](Format f) {
-    return std::string(describe(f).name).substr(3);
-  };  // "f8_e4m3" -> "e4m3"
-  return fmt::format("ws{} {} {} {}x{} {} bias={} sm={}", key.workspace_bytes,
+  return fmt::format("ws{} {} {} {} {} bias={} sm={}", key.workspace_bytes,
                      key.rowwise ? "rowwise" : "tensorwise",
-                     key.use_fast_accum ? "fast" : "promoted", fp8(key.a_dtype), fp8(key.b_dtype),
-                     describe(key.out_dtype).name,
+                     key.use_fast_accum ? "fast" : "promoted",
+                     fp8_pair_name(key.a_dtype, key.b_dtype), describe(key.out_dtype).name,
                      key.bias_dtype ? std::string(describe(*key.bias_dtype).name) : "none",
                      key.sm_count_target > 0 ? std::to_string(key.sm_count_target) : "gpu");
 }
@@ -138,9 +137,7 @@ Result<HeuristicSweep> ask_heuristic(const SweepOptions& options, const std::vec
   if (!scale_a.ok() || !scale_b.ok() || !bias.ok())
     return Error(Errc::device_unavailable, "sweep: device memory could not be allocated");
 
-  const int jobs = options.jobs > 0
-                       ? options.jobs
-                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int jobs = thread_count(options.jobs);
   result.jobs = jobs;
   result.answers.assign(count, HeuristicAnswer{});
   AlgorithmIndex index;

@@ -33,6 +33,14 @@ const FormatDesc& describe(Format format) {
   return kFormats[static_cast<size_t>(format)];
 }
 
+std::string fp8_pair_name(Format a, Format b) {
+  auto short_name = [](Format f) {
+    const std::string_view name = describe(f).name;
+    return std::string(name.starts_with("f8_") ? name.substr(3) : name);
+  };
+  return short_name(a) + "x" + short_name(b);
+}
+
 std::optional<Format> format_from_name(std::string_view name) {
   for (const auto& d : kFormats)
     if (d.name == name) return d.id;

@@ -4,10 +4,10 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
-#include "../truth/json_object.hpp"
 #include "mmaemu/profile.hpp"
 #include "mmaemu/safetensors.hpp"
 #include "profile/embedded_profiles.hpp"
+#include "truth/json_object.hpp"
 
 namespace mmaemu {
 namespace {

@@ -1,5 +1,4 @@
 // The split-K model: rules, swept grids and swept points, and the decision for one call.
-#include "../truth/json_object.hpp"
 #include "mmaemu/split_k.hpp"
 
 #include <fmt/format.h>
@@ -8,6 +7,8 @@
 #include <algorithm>
 #include <array>
 #include <nlohmann/json.hpp>
+
+#include "truth/json_object.hpp"
 
 namespace mmaemu {
 namespace {
@@ -280,11 +281,10 @@ std::optional<std::pair<size_t, int64_t>> same_choice_index(const Axis& axis, in
 }  // namespace
 
 std::string describe(const SplitKConfig& c) {
-  auto fp8 = [](Format f) { return std::string(describe(f).name).substr(3); };
-  return fmt::format("{} SMs, {} bytes of workspace, {}, {}, {}x{} -> {}{}", c.sm_count,
+  return fmt::format("{} SMs, {} bytes of workspace, {}, {}, {} -> {}{}", c.sm_count,
                      c.workspace_bytes, c.rowwise ? "rowwise" : "tensorwise",
-                     c.use_fast_accum ? "fast accumulation" : "promoted", fp8(c.a_dtype),
-                     fp8(c.b_dtype), describe(c.out_dtype).name,
+                     c.use_fast_accum ? "fast accumulation" : "promoted",
+                     fp8_pair_name(c.a_dtype, c.b_dtype), describe(c.out_dtype).name,
                      c.bias_dtype ? fmt::format(", {} bias", describe(*c.bias_dtype).name) : "");
 }
 
@@ -455,6 +455,7 @@ SplitKDecision SplitKDecider::decide(int64_t m, int64_t n, int64_t k) const {
   const Basis* chosen = nullptr;
   const Basis* nearest = nullptr;  // the nearest grid allowing as many slices, reaching or not
   std::optional<size_t> i, j;
+  std::optional<std::pair<size_t, int64_t>> same_k;  // the chosen grid's K that chooses as k does
   int64_t rep_m = m;
   int best_key = 0;
   for (const Basis& b : bases_) {
@@ -464,7 +465,8 @@ SplitKDecision SplitKDecider::decide(int64_t m, int64_t n, int64_t k) const {
     const int64_t r = representative_m(b.grid->m, m, mismatch);
     // A grid without a K that chooses as k does (the same 128-block and alignment) ranks after
     // one with it, and after one of the call's kind of m.
-    const bool k_mismatch = k <= b.grid->k.to && !same_choice_index(b.grid->k, k);
+    const auto same = same_choice_index(b.grid->k, k);
+    const bool k_mismatch = k <= b.grid->k.to && !same;
     const int key = 4 * b.distance + 2 * mismatch + k_mismatch;
     if (chosen && key >= best_key) continue;
     const auto gi = b.grid->m.index_at_or_above(r), gj = b.grid->n.index_at_or_above(n);
@@ -472,7 +474,7 @@ SplitKDecision SplitKDecider::decide(int64_t m, int64_t n, int64_t k) const {
     if (!gi || !gj || b.grid->m.value(*gi) - r >= b.grid->m.step ||
         b.grid->n.value(*gj) - n >= b.grid->n.step)
       continue;
-    chosen = &b, best_key = key, i = gi, j = gj, rep_m = b.grid->m.value(*gi);
+    chosen = &b, best_key = key, i = gi, j = gj, rep_m = b.grid->m.value(*gi), same_k = same;
   }
   if (!nearest) {
     d.outside = fmt::format(
@@ -489,7 +491,6 @@ SplitKDecision SplitKDecider::decide(int64_t m, int64_t n, int64_t k) const {
     return d;
   }
   const SplitKGrid* g = chosen->grid;
-  const auto same_k = same_choice_index(g->k, k);
   const int64_t rep_k = same_k ? same_k->second : 128 * ceil_div(k, 128);
   const std::string basis =
       chosen->distance == 0 ? "a grid of this configuration" : "a grid of " + describe(g->config);

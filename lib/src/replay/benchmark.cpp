@@ -22,10 +22,6 @@ double median(std::vector<double> v) {
                         : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
-std::string fp8_name(Format f) {
-  return std::string(describe(f).name).substr(3);  // "f8_e4m3" -> "e4m3"
-}
-
 }  // namespace
 
 Result<BenchmarkReport> run_benchmark(const BenchmarkOptions& o,
@@ -182,7 +178,7 @@ std::string benchmark_report_json(const BenchmarkOptions& o, const BenchmarkRepo
       {"gpu", r.device},
       {"cpu_threads", o.threads},
       {"profile", o.profile ? o.profile->name : ""},
-      {"pair", fp8_name(o.a_dtype) + "x" + fp8_name(o.b_dtype)},
+      {"pair", fp8_pair_name(o.a_dtype, o.b_dtype)},
       {"out_dtype", std::string(describe(o.out_dtype).name)},
       {"use_fast_accum", o.use_fast_accum},
       {"dist", o.dist},

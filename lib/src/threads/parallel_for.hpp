@@ -10,11 +10,17 @@
 
 namespace mmaemu {
 
+// The threads a request for `threads` gets: itself, or every core for threads <= 0.
+inline int thread_count(int threads) {
+  return threads > 0 ? threads
+                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 // threads <= 0: every core. The calling thread is worker 0.
 template <class Body>
 void parallel_for(int64_t count, int threads, const Body& body) {
   if (count <= 0) return;
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads = thread_count(threads);
   const int64_t workers = std::clamp<int64_t>(threads, 1, count);
   auto share = [&](int64_t w) {
     for (int64_t i = w; i < count; i += workers) body(i);

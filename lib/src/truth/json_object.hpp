@@ -4,6 +4,8 @@
 // per level and overflows the stack, issue 13) or when not an object.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -60,16 +62,9 @@ inline Result<nlohmann::json> parse_json_object(std::string_view text, const std
     // Its "last read" quotes the input, which may hold bytes that are not UTF-8: escaped, so that
     // the message can go into a JSON log.
     std::string why;
-    for (unsigned char ch : text_of_error) {
-      if (ch >= 0x20 && ch < 0x7F) {
-        why += static_cast<char>(ch);
-      } else {
-        static constexpr char kHex[] = "0123456789ABCDEF";
-        why += "\\x";
-        why += kHex[ch >> 4];
-        why += kHex[ch & 15];
-      }
-    }
+    for (unsigned char ch : text_of_error)
+      why += ch >= 0x20 && ch < 0x7F ? std::string(1, static_cast<char>(ch))
+                                     : fmt::format("\\x{:02X}", ch);
     return Error(Errc::malformed,
                  origin + ": " +
                      (subject == "JSON" ? std::string("not valid JSON")
