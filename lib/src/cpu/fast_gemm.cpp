@@ -1,12 +1,15 @@
 // The fast CPU path. Same model as the oracle, computed with 64-bit integers per step and the
 // CPU's IEEE binary32 arithmetic for promotion, split-K reduction and the epilogue (this file is
 // compiled with -ffp-contract=off, and x86-64 keeps subnormals unless told otherwise). Outputs
-// whose row of A or B holds a NaN or an infinity are computed by the oracle.
+// whose row of A or B holds a NaN or an infinity take a chain that checks each step for them.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <climits>
 #include <cstring>
+#include <optional>
 
+#include "cpu/flagged_elements.hpp"
 #include "cpu/fp8_codes.hpp"
 #include "mmaemu/emulate.hpp"
 #include "mmaemu/emulation_modules.hpp"
@@ -33,21 +36,34 @@ struct Operand {
   int16_t exponent;     // alignment exponent (min_exponent for subnormals)
 };
 
+// What an operand is beside its finite value (a NaN or an infinity decodes as a zero Operand).
+enum SpecialKind : uint8_t { kFinite = 0, kNan = 1, kPositiveInfinity = 2, kNegativeInfinity = 4 };
+
 struct DecodedRows {
   std::vector<Operand> values;   // rows x k
   std::vector<uint8_t> special;  // per row: holds a NaN or an infinity
+  std::vector<uint8_t> kinds;    // rows x k SpecialKind; filled for the special rows only
 };
 
 DecodedRows decode_rows(Format format, std::span<const uint8_t> bytes, int64_t rows, int64_t k) {
   const auto table = decode_fp8_codes(format);
-  DecodedRows out{std::vector<Operand>(static_cast<size_t>(rows * k)),
-                  std::vector<uint8_t>(rows, 0)};
+  std::array<uint8_t, 256> kind{};
+  for (uint32_t code = 0; code < 256; ++code)
+    if (const ExactValue v = decode(format, code); !v.is_finite())
+      kind[code] = v.is_nan() ? kNan : v.negative ? kNegativeInfinity : kPositiveInfinity;
+  DecodedRows out{
+      std::vector<Operand>(static_cast<size_t>(rows * k)), std::vector<uint8_t>(rows, 0), {}};
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t i = 0; i < k; ++i) {
       const Fp8Code& c = table[bytes[r * k + i]];
       out.values[r * k + i] = {c.significand, c.exponent};
       out.special[r] |= c.special;
     }
+  for (int64_t r = 0; r < rows; ++r) {
+    if (!out.special[r]) continue;
+    if (out.kinds.empty()) out.kinds.resize(static_cast<size_t>(rows * k), kFinite);
+    for (int64_t i = 0; i < k; ++i) out.kinds[r * k + i] = kind[bytes[r * k + i]];
+  }
   return out;
 }
 
@@ -136,6 +152,64 @@ MMAEMU_VECTOR_CLONES uint32_t chain(const StepModel& m, const Operand* a, const 
   return c;
 }
 
+// A row whose operands may be NaNs or infinities. The oracle's step (mma_step.cpp) returns the
+// special value of its products and c when there is one: NaN for a NaN, for infinity x 0 and for
+// infinities of both signs, else the infinity; otherwise the finite step, in which these operands
+// never appear. So the chain asks, step by step, which case it is in.
+struct SpecialRow {
+  const Operand* values;
+  const uint8_t* kinds;  // SpecialKind per operand
+};
+
+constexpr uint32_t kF32Nan = 0x7FC00000, kF32PositiveInfinity = 0x7F800000,
+                   kF32NegativeInfinity = 0xFF800000;
+
+// The SpecialKind bits of the products of one step and of c (f32 bits).
+uint8_t step_specials(const SpecialRow& a, const SpecialRow& b, int64_t begin, int n, uint32_t c) {
+  uint8_t found = 0;
+  if ((c & 0x7F800000) == 0x7F800000)
+    found |= (c & 0x7FFFFF) ? kNan : (c >> 31) ? kNegativeInfinity : kPositiveInfinity;
+  for (int64_t i = begin; i < begin + n; ++i) {
+    const uint8_t ka = a.kinds[i], kb = b.kinds[i];
+    if ((ka | kb) == kFinite) continue;
+    if ((ka | kb) & kNan) {
+      found |= kNan;
+      continue;
+    }
+    // An infinity times a zero is a NaN; else the product's sign is the operands' signs' xor.
+    const bool zero = (ka == kFinite && a.values[i].significand == 0) ||
+                      (kb == kFinite && b.values[i].significand == 0);
+    if (zero) {
+      found |= kNan;
+      continue;
+    }
+    const bool negative =
+        ((ka == kNegativeInfinity) || (ka == kFinite && a.values[i].significand < 0)) !=
+        ((kb == kNegativeInfinity) || (kb == kFinite && b.values[i].significand < 0));
+    found |= negative ? kNegativeInfinity : kPositiveInfinity;
+  }
+  return found;
+}
+
+uint32_t special_value(uint8_t found) {
+  if ((found & kNan) || (found & kPositiveInfinity && found & kNegativeInfinity)) return kF32Nan;
+  return (found & kNegativeInfinity) ? kF32NegativeInfinity : kF32PositiveInfinity;
+}
+
+uint32_t chain_with_specials(const StepModel& m, const SpecialRow& a, const SpecialRow& b,
+                             int64_t begin, int64_t end, uint32_t c) {
+  for (int64_t s = begin; s < end; s += m.terms) {
+    const int n = static_cast<int>(std::min<int64_t>(m.terms, end - s));
+    if (const uint8_t found = step_specials(a, b, s, n, c)) {
+      c = special_value(found);
+      continue;
+    }
+    c = m.late_c ? to_bits(from_bits(fast_step(m, a.values + s, b.values + s, n, 0)) + from_bits(c))
+                 : fast_step(m, a.values + s, b.values + s, n, c);
+  }
+  return c;
+}
+
 uint32_t output_bits(Format out, float y) {
   const uint32_t bits = to_bits(y);
   if (y != y) return describe(out).canonical_nan;
@@ -201,65 +275,120 @@ bool fast_path_supports(const Plan& plan, std::string* why) {
   return reason.empty();
 }
 
+namespace {
+
+// One call on the fast path: the operands decoded once, then any output element on demand.
+class FastGemm {
+ public:
+  FastGemm(const Plan& plan, const ScaledMmCall& call)
+      : plan_(plan),
+        call_(call),
+        a_(decode_rows(call.a_dtype, call.a, call.m, call.k)),
+        b_(decode_rows(call.b_dtype, call.b, call.n, call.k)),
+        model_{plan.preset->terms_per_step,
+               plan.preset->alignment_fraction_bits,
+               describe(call.a_dtype).fraction_bits + describe(call.b_dtype).fraction_bits,
+               plan.preset->f32_result.fraction_bits,
+               plan.preset->f32_result.exponent_floor.value_or(INT_MIN / 4),
+               plan.preset->accumulator_entry == AccumulatorEntry::late_fp32},
+        bias_(call.bias ? call.n : 0),
+        rowwise_(call.scale_a.rowwise()),
+        no_specials_(a_.kinds.empty() && b_.kinds.empty() ? 0 : static_cast<size_t>(call.k),
+                     kFinite),
+        alpha_(rowwise_
+                   ? 0.0f
+                   : from_bits(call.scale_a.f32_bits[0]) * from_bits(call.scale_b.f32_bits[0])) {
+    for (int64_t j = 0; j < static_cast<int64_t>(bias_.size()); ++j)
+      bias_[j] = from_bits(convert(
+          call.bias->format, load_bits(call.bias->format, call.bias->values, j), Format::f32));
+  }
+
+  uint32_t element(int64_t i, int64_t j) const {
+    const Operand* ra = &a_.values[i * call_.k];
+    const Operand* rb = &b_.values[j * call_.k];
+    float total;
+    if (a_.special[i] || b_.special[j]) {
+      // A row without specials has no kinds stored: it reads a row of kFinite instead.
+      const SpecialRow sa{ra, a_.special[i] ? &a_.kinds[i * call_.k] : no_specials_.data()};
+      const SpecialRow sb{rb, b_.special[j] ? &b_.kinds[j * call_.k] : no_specials_.data()};
+      total = dot([&](int64_t begin, int64_t end) {
+        return chain_with_specials(model_, sa, sb, begin, end, 0);
+      });
+    } else {
+      total = dot([&](int64_t begin, int64_t end) { return chain(model_, ra, rb, begin, end, 0); });
+    }
+    const Algorithm& alg = plan_.algorithm;
+    if (alg.fused_bias || !alg.fold_tensorwise_scales)
+      return oracle_epilogue(plan_, call_, i, j, to_bits(total));
+    float y;
+    if (!rowwise_) {
+      y = total * alpha_;
+    } else {
+      const float sa = from_bits(call_.scale_a.f32_bits[i]),
+                  sb = from_bits(call_.scale_b.f32_bits[j]);
+      y = alg.rowwise_order == RowwiseScaleOrder::column_first ? (total * sb) * sa
+                                                               : (total * sa) * sb;
+    }
+    if (call_.bias) y = y + bias_[j];
+    return output_bits(call_.out_dtype, y);
+  }
+
+ private:
+  // Promotion and the split-K sum in native f32: NaNs and infinities propagate as the oracle's
+  // exact adds do (a NaN's payload aside, which the output conversion canonicalises).
+  template <class ChainOver>
+  float dot(const ChainOver& chain_over) const {
+    const Algorithm& alg = plan_.algorithm;
+    float total = 0.0f;
+    for (int s = 0; s < plan_.split_k; ++s) {
+      const KRange r = split_k_slice(call_.k, plan_.split_k, alg.split_k_grain, s);
+      float partial;
+      if (alg.accumulation == Accumulation::single_chain) {
+        partial = from_bits(chain_over(r.begin, r.end));
+      } else {
+        partial = 0.0f;
+        for (int64_t start = r.begin; start < r.end; start += alg.promotion_interval)
+          partial += from_bits(
+              chain_over(start, std::min<int64_t>(start + alg.promotion_interval, r.end)));
+      }
+      total = s == 0 ? partial : total + partial;
+    }
+    return total;
+  }
+
+  const Plan& plan_;
+  const ScaledMmCall& call_;
+  DecodedRows a_, b_;
+  StepModel model_;
+  std::vector<float> bias_;
+  bool rowwise_;
+  std::vector<uint8_t> no_specials_;
+  float alpha_;
+};
+
+}  // namespace
+
 Result<std::vector<uint8_t>> emulate(const Plan& plan, const ScaledMmCall& call, Backend backend,
                                      int threads) {
   if (is_cuda(backend)) return emulate_cuda(plan, call, backend);
   if (backend == Backend::oracle || !fast_path_supports(plan))
     return emulate_oracle(plan, call, threads);
   if (auto ok = validate_planned_call(plan, call); !ok) return ok.error();
-  const DecodedRows a = decode_rows(call.a_dtype, call.a, call.m, call.k);
-  const DecodedRows b = decode_rows(call.b_dtype, call.b, call.n, call.k);
-  const Preset& p = *plan.preset;
-  const StepModel model{p.terms_per_step,
-                        p.alignment_fraction_bits,
-                        describe(call.a_dtype).fraction_bits + describe(call.b_dtype).fraction_bits,
-                        p.f32_result.fraction_bits,
-                        p.f32_result.exponent_floor.value_or(INT_MIN / 4),
-                        p.accumulator_entry == AccumulatorEntry::late_fp32};
-  const Algorithm& alg = plan.algorithm;
-  std::vector<float> bias(call.bias ? call.n : 0);
-  for (int64_t j = 0; j < static_cast<int64_t>(bias.size()); ++j)
-    bias[j] = from_bits(convert(call.bias->format,
-                                load_bits(call.bias->format, call.bias->values, j), Format::f32));
-  const bool rowwise = call.scale_a.rowwise();
-  const float alpha =
-      rowwise ? 0.0f : from_bits(call.scale_a.f32_bits[0]) * from_bits(call.scale_b.f32_bits[0]);
+  const FastGemm gemm(plan, call);
+  return fill_output(call, threads, [&](int64_t i, int64_t j) { return gemm.element(i, j); });
+}
 
-  auto element = [&](int64_t i, int64_t j) -> uint32_t {
-    if (a.special[i] || b.special[j])
-      return oracle_epilogue(plan, call, i, j, oracle_dot_f32(plan, call, i, j));
-    const Operand* ra = &a.values[i * call.k];
-    const Operand* rb = &b.values[j * call.k];
-    float total = 0.0f;
-    for (int s = 0; s < plan.split_k; ++s) {
-      const KRange r = split_k_slice(call.k, plan.split_k, alg.split_k_grain, s);
-      float partial;
-      if (alg.accumulation == Accumulation::single_chain) {
-        partial = from_bits(chain(model, ra, rb, r.begin, r.end, 0));
-      } else {
-        partial = 0.0f;
-        for (int64_t start = r.begin; start < r.end; start += alg.promotion_interval)
-          partial += from_bits(chain(model, ra, rb, start,
-                                     std::min<int64_t>(start + alg.promotion_interval, r.end), 0));
-      }
-      total = s == 0 ? partial : total + partial;
-    }
-    const uint32_t acc = to_bits(total);
-    if (alg.fused_bias || !alg.fold_tensorwise_scales)
-      return oracle_epilogue(plan, call, i, j, acc);
-    float y;
-    if (!rowwise) {
-      y = total * alpha;
-    } else {
-      const float sa = from_bits(call.scale_a.f32_bits[i]),
-                  sb = from_bits(call.scale_b.f32_bits[j]);
-      y = alg.rowwise_order == RowwiseScaleOrder::column_first ? (total * sb) * sa
-                                                               : (total * sa) * sb;
-    }
-    if (call.bias) y = y + bias[j];
-    return output_bits(call.out_dtype, y);
-  };
-  return fill_output(call, threads, element);
+void finish_flagged_elements(const Plan& plan, const ScaledMmCall& call,
+                             std::span<const uint8_t> flags, std::span<uint8_t> out, int threads) {
+  std::optional<FastGemm> gemm;
+  if (fast_path_supports(plan)) gemm.emplace(plan, call);
+  parallel_for(call.m, std::max(threads, 1), [&](int64_t i) {
+    for (int64_t j = 0; j < call.n; ++j)
+      if (flags[i * call.n + j])
+        store_bits(call.out_dtype, out, i * call.n + j,
+                   gemm ? gemm->element(i, j)
+                        : oracle_epilogue(plan, call, i, j, oracle_dot_f32(plan, call, i, j)));
+  });
 }
 
 }  // namespace mmaemu

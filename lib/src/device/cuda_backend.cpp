@@ -17,6 +17,7 @@
 
 #include "common/h4_tiling.h"
 #include "common/scaled_mm_params.h"
+#include "cpu/flagged_elements.hpp"
 #include "cpu/fp8_codes.hpp"
 #include "device/cuda_api.hpp"
 #include "device/kernel_loader.hpp"
@@ -229,20 +230,15 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& 
   std::vector<uint8_t> result(out_bytes);
   d.to_host(result.data(), out.ptr(), out_bytes);
   // The elements the kernel flagged (rows with NaN/Inf codes, results the integer step or the
-  // output conversion leaves to the exact codec): the oracle, as on the fast CPU path.
+  // output conversion leaves to the exact codec): exact on the host, on every core.
   unsigned flagged_count = 0;
   d.to_host(&flagged_count, flagged.ptr(), sizeof flagged_count);
   int64_t host_elements = 0;
   if (flagged_count > 0) {
     std::vector<uint8_t> flags(elements);
     d.to_host(flags.data(), fallback.ptr(), elements);
-    for (int64_t i = 0; i < call.m; ++i)
-      for (int64_t j = 0; j < call.n; ++j)
-        if (flags[i * call.n + j]) {
-          store_bits(call.out_dtype, result, i * call.n + j,
-                     oracle_epilogue(plan, call, i, j, oracle_dot_f32(plan, call, i, j)));
-          ++host_elements;
-        }
+    host_elements = std::count_if(flags.begin(), flags.end(), [](uint8_t f) { return f != 0; });
+    finish_flagged_elements(plan, call, flags, result, thread_count(0));
   }
   if (stats) *stats = {kernel_name, kernel_seconds, host_elements};
   return result;
