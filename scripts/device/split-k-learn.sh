@@ -20,6 +20,10 @@
 #   wideunaligned  n beyond 2048 over m = 8b - 4 (1 and 4 MiB)
 #   widek        n beyond 2048 at K step 128 and K = 128j + 16, 128j + 32, both kinds of m (1 MiB)
 #   tiny         m 1..8 at n 8208..131072, the decode shapes of one token (1 MiB)
+#   ws32fine     32 MiB at the 1 MiB grid's resolution (m = 8b, n = 16j; dense32 has m = 16b, n = 32j:
+#                n = 32j - 16 and 32j chose different counts on 409 of 7168 n-every cells at 32 MiB)
+#   ws4unaligned 4 MiB over m = 8b - 4
+#   conform      conform --backend cuda: every CUDA module against the oracle, NaN/Inf rows included
 #   The parts above ask only what no rule answers (sweep --skip-ruled), which is what lets them fit.
 #   holdout      50,000 random shapes in 192 configurations, never used to build the model
 #   live         selftest --live: runs of random calls through cuBLASLt, the model's count, bits compared
@@ -128,6 +132,19 @@ fi
 if want wideunaligned; then
   sweep dense-wide-unaligned --m 4..508/8 --n 2064..8192/16 --k 256..65536/256 "${BASE[@]}" --skip-ruled \
     --workspaces 1048576,4194304 --max-seconds 60
+fi
+if want ws32fine; then
+  sweep dense-ws32-fine "${ALIGNED[@]}" --k 128..65536/128 "${BASE[@]}" --skip-ruled --workspaces 33554432 \
+    --max-seconds ${WS32_SECONDS:-180}
+fi
+if want ws4unaligned; then
+  sweep dense-ws4-unaligned "${UNALIGNED[@]}" --k 128..65536/128 "${BASE[@]}" --skip-ruled --workspaces 4194304 \
+    --max-seconds 100
+fi
+if want conform; then
+  "$M" conform --backend cuda --calls ${CONFORM_CALLS:-100} --out "$W/conform-cuda.json" > "$W/conform-cuda.out" 2>&1
+  echo "rc=$?" >> "$W/conform-cuda.out"
+  echo "conform: $(tail -n 2 "$W/conform-cuda.out" | tr '\n' ' ')"
 fi
 for pair in e4e4:e4m3xe4m3:f16,f32,f8_e4m3 e4e5:e4m3xe5m2:bf16,f16,f32,f8_e4m3 e5e4:e5m2xe4m3:bf16,f16,f32,f8_e4m3; do
   IFS=: read -r tag pairname outs <<< "$pair"
