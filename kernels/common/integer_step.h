@@ -1,21 +1,28 @@
-// The preset's block step in 64-bit integers, shared by the CUDA-core modules (v1, v4): the
-// alignment window, truncation toward zero and a truncated f32 result, as the fast CPU path
-// computes them, with c inside the block or (late_c) added after it. Operands come through accessors, so that v1 decodes codes as it reads them and
-// v4 reads operands it decoded into shared memory.
+// The preset's block step in 64-bit integers, one source for the GPU's CUDA-core modules (v1, v4)
+// and the fast CPU path (lib/src/cpu/fast_gemm.cpp): the alignment window, truncation toward zero
+// and a truncated f32 result, with c inside the block or (late_c) added after it. Operands come
+// through accessors, so that v1 decodes codes as it reads them, v4 reads operands it decoded into
+// shared memory and the CPU reads its decoded rows.
 #pragma once
 
+#include "f32_bits.h"
 #include "scaled_mm_params.h"
 
 constexpr int kNoTerm = -500;  // below every product's exponent; zeros carry -1000
 
-// One step over n decoded operand pairs a(0..n), b(0..n) from the accumulator c (f32 bits):
-// the 64-bit integer form of the preset's step (the fast CPU path's, lib/src/cpu/fast_gemm.cpp).
-// `flag` asks the host to finish results the exact encoder must make (subnormal or overflowing).
-template <class OperandA, class OperandB>
-__device__ inline uint32_t integer_step(const ScaledMmParams& p, OperandA a_at, OperandB b_at, int n, uint32_t c,
-                                        bool& flag) {
+// One step over n decoded operand pairs a(0..n), b(0..n) from the accumulator c (f32 bits, finite).
+// Model: the step's parameters (terms, alignment_bits, product_fraction_bits, result_bits,
+// exponent_floor, late_c): ScaledMmParams on the GPU, the CPU's StepModel. Results the exact encoder
+// must make (subnormal or overflowing) are exact(negative, magnitude, unit)'s: the GPU flags them
+// for the host, the host encodes them.
+template <class Model, class OperandA, class OperandB, class Exact>
+MMAEMU_HD_INLINE uint32_t integer_step(const Model& p, OperandA a_at, OperandB b_at, int n, uint32_t c,
+                                       Exact exact) {
   int max_exponent = kNoTerm;
-  for (int i = 0; i < n; ++i) max_exponent = max(max_exponent, a_at(i).exponent + b_at(i).exponent);
+  for (int i = 0; i < n; ++i) {
+    const int e = a_at(i).exponent + b_at(i).exponent;
+    max_exponent = e > max_exponent ? e : max_exponent;
+  }
   const uint32_t c_field = c & 0x7FFFFFFFu;
   long long c_significand = 0;
   int c_exponent = 0;
@@ -23,20 +30,24 @@ __device__ inline uint32_t integer_step(const ScaledMmParams& p, OperandA a_at, 
     const int biased = static_cast<int>(c_field >> 23);
     c_significand = biased ? (c_field & 0x7FFFFF) | 0x800000 : c_field;
     c_exponent = biased ? biased - 127 : -126;
-    max_exponent = max(max_exponent, c_exponent);
+    max_exponent = c_exponent > max_exponent ? c_exponent : max_exponent;
   }
   if (max_exponent <= kNoTerm) return 0;
-  max_exponent = max(max_exponent, p.exponent_floor);
-  const int unit = max_exponent - p.alignment_bits;
+  max_exponent = p.exponent_floor > max_exponent ? p.exponent_floor : max_exponent;
+  const int unit = max_exponent - p.alignment_bits;  // the weight of one unit of the sum
+  // A product term is |p| * 2^(e_a + e_b - product_fraction_bits - unit), and that exponent is at
+  // most alignment_bits - product_fraction_bits: shift left by that, then right by the rest.
   const int left = p.alignment_bits - p.product_fraction_bits;
-  const int right_base = left + p.product_fraction_bits + unit;
+  const int right_base = left + p.product_fraction_bits + unit;  // right = right_base - (e_a + e_b)
   long long sum = 0;
   for (int i = 0; i < n; ++i) {
-    const DecodedOperand a = a_at(i), b = b_at(i);
+    const auto a = a_at(i);
+    const auto b = b_at(i);
     const int32_t prod = int32_t{a.significand} * b.significand;
-    const int32_t sign = prod >> 31;
+    const int32_t sign = prod >> 31;  // 0 or -1
     const unsigned long long magnitude = static_cast<uint32_t>((prod ^ sign) - sign);
-    const int right = min(right_base - (a.exponent + b.exponent), 63);
+    const int shift = right_base - (a.exponent + b.exponent);
+    const int right = shift < 63 ? shift : 63;
     const long long t = static_cast<long long>((magnitude << left) >> right);
     sum += (t ^ sign) - sign;
   }
@@ -50,12 +61,9 @@ __device__ inline uint32_t integer_step(const ScaledMmParams& p, OperandA a_at, 
   if (sum == 0) return 0;
   const bool negative = sum < 0;
   unsigned long long magnitude = static_cast<unsigned long long>(negative ? -sum : sum);
-  const int top = 63 - __clzll(static_cast<long long>(magnitude));
+  const int top = 63 - leading_zeros64(magnitude);
   const int leading = unit + top;
-  if (leading < -126 || leading > 127) {  // the exact encoder's cases: the host finishes them
-    flag = true;
-    return 0;
-  }
+  if (leading < -126 || leading > 127) return exact(negative, magnitude, unit);
   magnitude = top > p.result_bits ? magnitude >> (top - p.result_bits) : magnitude << (p.result_bits - top);
   const uint32_t fraction = static_cast<uint32_t>(magnitude - (1ull << p.result_bits)) << (23 - p.result_bits);
   return (negative ? 0x80000000u : 0u) | static_cast<uint32_t>(leading + 127) << 23 | fraction;
@@ -63,10 +71,18 @@ __device__ inline uint32_t integer_step(const ScaledMmParams& p, OperandA a_at, 
 
 // One step as the preset enters c: inside the block (integer_step from c), or late: the block from
 // c = 0, then one FP32 round-to-nearest add (IEEE's, as the oracle's exact add then encode is).
-template <class OperandA, class OperandB>
-__device__ inline uint32_t block_step(const ScaledMmParams& p, OperandA a_at, OperandB b_at, int n, uint32_t c,
-                                      bool& flag) {
-  if (!p.late_c) return integer_step(p, a_at, b_at, n, c, flag);
-  const uint32_t block = integer_step(p, a_at, b_at, n, 0u, flag);
-  return __float_as_uint(__fadd_rn(__uint_as_float(block), __uint_as_float(c)));
+template <class Model, class OperandA, class OperandB, class Exact>
+MMAEMU_HD_INLINE uint32_t block_step(const Model& p, OperandA a_at, OperandB b_at, int n, uint32_t c, Exact exact) {
+  if (!p.late_c) return integer_step(p, a_at, b_at, n, c, exact);
+  const uint32_t block = integer_step(p, a_at, b_at, n, 0u, exact);
+  return bits_of_float(add_f32_rn(float_from_bits(block), float_from_bits(c)));
 }
+
+// The GPU's exact(): flag the element, which the host then finishes.
+struct FlagForHost {
+  bool& flag;
+  MMAEMU_HD_INLINE uint32_t operator()(bool, unsigned long long, int) const {
+    flag = true;
+    return 0;
+  }
+};

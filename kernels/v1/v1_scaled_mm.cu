@@ -22,7 +22,7 @@ __device__ uint32_t chain(const ScaledMmParams& p, const uint8_t* a, const uint8
     const int n = static_cast<int>(min(static_cast<long long>(p.terms), end - s));
     const uint8_t *ca = a + s, *cb = b + s;
     c = block_step(
-        p, [&](int x) { return p.table_a[ca[x]]; }, [&](int x) { return p.table_b[cb[x]]; }, n, c, flag);
+        p, [&](int x) { return p.table_a[ca[x]]; }, [&](int x) { return p.table_b[cb[x]]; }, n, c, FlagForHost{flag});
   }
   return c;
 }

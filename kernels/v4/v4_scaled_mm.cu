@@ -62,7 +62,7 @@ extern "C" __global__ void __launch_bounds__(kSide * kSide, 1) v4_scaled_mm(Scal
           const DecodedOperand* ra = tile_a + (ty + kSide * (q / kPer)) * kStride;
           const DecodedOperand* rb = tile_b + (tx + kSide * (q % kPer)) * kStride;
           c[q] = block_step(
-              p, [&](int x) { return ra[x]; }, [&](int x) { return rb[x]; }, n, c[q], flag[q]);
+              p, [&](int x) { return ra[x]; }, [&](int x) { return rb[x]; }, n, c[q], FlagForHost{flag[q]});
         }
       }
 #pragma unroll

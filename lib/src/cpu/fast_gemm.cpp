@@ -9,6 +9,7 @@
 #include <cstring>
 #include <optional>
 
+#include "common/integer_step.h"
 #include "cpu/flagged_elements.hpp"
 #include "cpu/fp8_codes.hpp"
 #include "mmaemu/emulate.hpp"
@@ -18,8 +19,6 @@
 
 namespace mmaemu {
 namespace {
-
-constexpr int kNoTerm = -500;
 
 // The step loops vectorise with AVX2's and AVX-512's variable 64-bit shifts: on x86-64 the chain is
 // compiled for those too and the loader picks the widest the CPU has (integer arithmetic, so every
@@ -83,71 +82,26 @@ struct StepModel {
   bool late_c;  // c enters after the block: fl32_rne(block of the products + c)
 };
 
-// One step: the products of a[0..n) and b[0..n), plus c (f32 bits, finite). Branch-free: every
-// term is shifted left by the widest window, then right by what its exponent asks (clamped).
-// Inlined into chain, so that it is compiled for each of chain's targets.
+// One step: the products of a[0..n) and b[0..n), plus c (f32 bits, finite), as the preset enters c:
+// the kernels' integer step (kernels/common/integer_step.h), results the exact encoder must make
+// encoded here. Inlined into chain, so that it is compiled for each of chain's targets.
 [[gnu::always_inline]] inline uint32_t fast_step(const StepModel& m, const Operand* a,
                                                  const Operand* b, int n, uint32_t c) {
-  int max_exponent = kNoTerm;
-  for (int i = 0; i < n; ++i) max_exponent = std::max(max_exponent, a[i].exponent + b[i].exponent);
-  const uint32_t c_field = c & 0x7FFFFFFF;
-  int64_t c_significand = 0;
-  int c_exponent = 0;
-  if (c_field != 0) {
-    const int biased = static_cast<int>(c_field >> 23);
-    c_significand = biased ? (c_field & 0x7FFFFF) | 0x800000 : c_field;
-    c_exponent = biased ? biased - 127 : -126;
-    max_exponent = std::max(max_exponent, c_exponent);
-  }
-  if (max_exponent <= kNoTerm) return 0;
-  max_exponent = std::max(max_exponent, m.exponent_floor);
-  const int unit = max_exponent - m.alignment_bits;  // the weight of one unit of the sum
-  // A product term is |p| * 2^(e_a + e_b - product_fraction_bits - unit), and that exponent is at
-  // most alignment_bits - product_fraction_bits: shift left by that, then right by the rest.
-  const int left = m.alignment_bits - m.product_fraction_bits;
-  const int right_base = left + m.product_fraction_bits + unit;  // right = right_base - (e_a + e_b)
-  int64_t sum = 0;
-  for (int i = 0; i < n; ++i) {
-    const int32_t p = int32_t{a[i].significand} * b[i].significand;
-    const int32_t sign = p >> 31;  // 0 or -1
-    const uint64_t magnitude = static_cast<uint32_t>((p ^ sign) - sign);
-    const int right = std::min(right_base - (a[i].exponent + b[i].exponent), 63);
-    const int64_t t = static_cast<int64_t>((magnitude << left) >> right);
-    sum += (t ^ sign) - sign;
-  }
-  if (c_significand != 0) {
-    const int shift = c_exponent - 23 - unit;
-    const uint64_t t = shift >= 0
-                           ? static_cast<uint64_t>(c_significand) << shift
-                           : (shift > -64 ? static_cast<uint64_t>(c_significand) >> -shift : 0);
-    sum += (c >> 31) ? -static_cast<int64_t>(t) : static_cast<int64_t>(t);
-  }
-  if (sum == 0) return 0;
-  const bool negative = sum < 0;
-  uint64_t magnitude = static_cast<uint64_t>(negative ? -sum : sum);
-  const int top = 63 - std::countl_zero(magnitude);
-  const int leading = unit + top;
-  if (leading < -126 || leading > 127) {  // subnormal or overflowing results: the exact encoder
+  const auto exact = [&m](bool negative, uint64_t magnitude, int unit) -> uint32_t {
     const uint32_t bits = encode(Format::f32, ExactValue::finite(negative, magnitude, unit),
                                  {Rounding::toward_zero, Overflow::to_infinity, m.result_bits});
     return (bits & 0x7FFFFFFF) == 0 ? 0
                                     : bits;  // a sum that rounds to zero gives +0, as in the oracle
-  }
-  magnitude =
-      top > m.result_bits ? magnitude >> (top - m.result_bits) : magnitude << (m.result_bits - top);
-  const uint32_t fraction = static_cast<uint32_t>(magnitude - (uint64_t{1} << m.result_bits))
-                            << (23 - m.result_bits);
-  return (negative ? 0x80000000u : 0u) | static_cast<uint32_t>(leading + 127) << 23 | fraction;
+  };
+  return block_step(
+      m, [a](int i) { return a[i]; }, [b](int i) { return b[i]; }, n, c, exact);
 }
 
 MMAEMU_VECTOR_CLONES uint32_t chain(const StepModel& m, const Operand* a, const Operand* b,
                                     int64_t begin, int64_t end, uint32_t c) {
   for (int64_t s = begin; s < end; s += m.terms) {
     const int n = static_cast<int>(std::min<int64_t>(m.terms, end - s));
-    // Late entry: the block with c = 0 (finite, never -0), then one native round-to-nearest add,
-    // which is IEEE's, as the oracle's exact add then encode is (an infinite c stays infinite).
-    c = m.late_c ? to_bits(from_bits(fast_step(m, a + s, b + s, n, 0)) + from_bits(c))
-                 : fast_step(m, a + s, b + s, n, c);
+    c = fast_step(m, a + s, b + s, n, c);
   }
   return c;
 }
@@ -204,8 +158,7 @@ uint32_t chain_with_specials(const StepModel& m, const SpecialRow& a, const Spec
       c = special_value(found);
       continue;
     }
-    c = m.late_c ? to_bits(from_bits(fast_step(m, a.values + s, b.values + s, n, 0)) + from_bits(c))
-                 : fast_step(m, a.values + s, b.values + s, n, c);
+    c = fast_step(m, a.values + s, b.values + s, n, c);
   }
   return c;
 }
