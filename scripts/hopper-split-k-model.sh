@@ -9,7 +9,8 @@ V=validation_logs/2026-12-03/split-k
 OUT=${1:-profiles/hopper-split-k.json}
 # Grids first, in the order the decider breaks ties by: the 1 MiB base grids, the other SM
 # counts and workspaces, the K-alignment grids, the per-pair dtype grids, then the listed-value logs.
-GRIDS=(dense-base dense-sm114 dense-ws32 dense-unaligned dense-ws32-sm114 dense-ws4 dense-wide dense-tall
+GRIDS=(dense-base dense-sm114 dense-ws32-fine dense-ws32 dense-unaligned dense-ws32-unaligned dense-ws32-fine-sm114 dense-ws32-sm114
+  dense-ws4 dense-ws4-unaligned dense-wide dense-tall
   dense-k16 dense-k32 dense-unaligned-k16 dense-unaligned-k32 dense-unaligned-sm114 dense-wide-unaligned
   dense-wide-aligned-k128 dense-wide-aligned-k16 dense-wide-aligned-k32 dense-wide-unaligned-k128
   dense-wide-unaligned-k16 dense-wide-unaligned-k32 dense-tiny

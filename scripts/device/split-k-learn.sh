@@ -23,6 +23,9 @@
 #   ws32fine     32 MiB at the 1 MiB grid's resolution (m = 8b, n = 16j; dense32 has m = 16b, n = 32j:
 #                n = 32j - 16 and 32j chose different counts on 409 of 7168 n-every cells at 32 MiB)
 #   ws4unaligned 4 MiB over m = 8b - 4
+#   ws32unaligned, ws32fine114   32 MiB over m = 8b - 4; 32 MiB at m = 8b, n = 16j, 114 SMs
+#   slices       a truth set at K where ceil-sized split-K slices leave the last one empty (K = 128 G - r,
+#                G = 20 s + 1 .. 21 (s - 1) at s = 22..25 slices), and controls, replayed with the logged counts
 #   conform      conform --backend cuda: every CUDA module against the oracle, NaN/Inf rows included
 #   The parts above ask only what no rule answers (sweep --skip-ruled), which is what lets them fit.
 #   holdout      50,000 random shapes in 192 configurations, never used to build the model
@@ -140,6 +143,24 @@ fi
 if want ws4unaligned; then
   sweep dense-ws4-unaligned "${UNALIGNED[@]}" --k 128..65536/128 "${BASE[@]}" --skip-ruled --workspaces 4194304 \
     --max-seconds 100
+fi
+if want ws32unaligned; then
+  sweep dense-ws32-unaligned "${UNALIGNED[@]}" --k 128..65536/128 "${BASE[@]}" --skip-ruled --workspaces 33554432 \
+    --max-seconds ${WS32_SECONDS:-180}
+fi
+if want ws32fine114; then
+  sweep dense-ws32-fine-sm114 "${ALIGNED[@]}" --k 128..65536/128 "${BASE[@]}" --skip-ruled --workspaces 33554432 \
+    --sm-counts 114 --max-seconds ${WS32_SECONDS:-180}
+fi
+if want slices; then
+  shapes=""
+  for k in 56336 56448 58896 59136 61472 61824 64016 64512 58880 61440 64000; do
+    shapes="$shapes,1x80x$k,16x48x$k"
+  done
+  "$M" record --cublaslt "$LT" --out "$W/rec-slices" --shapes "${shapes#,}" --dists normal,cancel --pairs e4m3xe4m3 \
+    --out-dtypes bf16,f16 --scales tensorwise --fast-accum off --workspace 33554432 --seed 5 > "$W/rec-slices.out" 2>&1
+  "$M" replay --truth-dir "$W/rec-slices" --out "$W/replay-rec-slices.json" >> "$W/rec-slices.out" 2>&1
+  echo "slices: $(tail -n 1 "$W/rec-slices.out")"
 fi
 if want conform; then
   "$M" conform --backend cuda --calls ${CONFORM_CALLS:-100} --out "$W/conform-cuda.json" > "$W/conform-cuda.out" 2>&1
