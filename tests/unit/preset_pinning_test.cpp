@@ -82,6 +82,6 @@ TEST_CASE("every preset parameter is pinned by data or declared unpinned", "[tru
 }
 
 int main(int argc, char** argv) {
-  g_tc_blocks = testing::require_truth_set("tc-blocks-dev");
+  g_tc_blocks = testing::require_truth_set("tc-blocks-dev", "tc-blocks-subset");
   return Catch::Session().run(argc, argv);
 }

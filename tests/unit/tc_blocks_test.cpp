@@ -52,6 +52,6 @@ TEST_CASE("the H100 FP8 recordings were made without c (wgmma scale-d = 0)", "[t
 }
 
 int main(int argc, char** argv) {
-  g_dir = mmaemu::testing::require_truth_set("tc-blocks-dev");
+  g_dir = mmaemu::testing::require_truth_set("tc-blocks-dev", "tc-blocks-subset");
   return Catch::Session().run(argc, argv);
 }
