@@ -37,7 +37,9 @@ std::string_view to_string(Accumulation v);
 std::string_view to_string(RowwiseScaleOrder v);
 
 // The K range [begin, end) of split-K slice `slice` of `splits`: slices of
-// ceil(ceil(K / grain) / splits) * grain elements, the last one shorter (or empty).
+// ceil(ceil(K / grain) / splits) * grain elements, the last one shorter (or empty). When K = 16
+// mod grain and the last slice is empty, the slice before it ends at K - 16: the H200's cuBLASLt
+// never adds those 16 elements (kernels/common/k_slices.h, where the rule is written once).
 struct KRange {
   int64_t begin, end;
 };

@@ -2,6 +2,8 @@
 
 #include "mmaemu/algorithm.hpp"
 
+#include "common/k_slices.h"
+
 namespace mmaemu {
 
 const std::vector<Algorithm>& builtin_algorithms() {
@@ -40,11 +42,10 @@ std::string_view to_string(RowwiseScaleOrder v) {
   return v == RowwiseScaleOrder::column_first ? "column_first" : "row_first";
 }
 
+// The kernels' rule (kernels/common/k_slices.h), so that the two cannot drift apart.
 KRange split_k_slice(int64_t k, int splits, int grain, int slice) {
-  const int64_t grains = (k + grain - 1) / grain;
-  const int64_t chunk = (grains + splits - 1) / splits * grain;
-  const int64_t begin = std::min<int64_t>(k, chunk * slice);
-  const int64_t end = slice == splits - 1 ? k : std::min<int64_t>(k, chunk * (slice + 1));
+  long long begin = 0, end = 0;
+  split_k_bounds(k, splits, grain, slice, begin, end);
   return {begin, end};
 }
 
