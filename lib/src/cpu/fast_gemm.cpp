@@ -6,10 +6,10 @@
 #include <array>
 #include <bit>
 #include <climits>
-#include <cstring>
 #include <optional>
 
 #include "common/integer_step.h"
+#include "common/output_convert.h"
 #include "cpu/flagged_elements.hpp"
 #include "cpu/fp8_codes.hpp"
 #include "mmaemu/emulate.hpp"
@@ -171,12 +171,8 @@ uint32_t output_bits(Format out, float y) {
       return bits;
     case Format::bf16:
       return (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16;
-    case Format::f16: {
-      const _Float16 h = static_cast<_Float16>(y);
-      uint16_t u;
-      std::memcpy(&u, &h, 2);
-      return u;
-    }
+    case Format::f16:  // the kernels' integer conversion (kernels/common/output_convert.h)
+      return f32_to_f16_bits(bits);
     default:  // FP8: saturating, through the exact codec
       return convert(Format::f32, bits, out, {Rounding::nearest_even, Overflow::saturate, -1});
   }
