@@ -2,10 +2,11 @@
 # Installs what mmaemu needs to build and test: Debian's packages alone (no PyPI). cuobjdump, which
 # only the release tooling needs (build-fatbin --release, the fatbin architecture checks), comes
 # from PyPI through its own script, scripts/install-cuobjdump.sh. Idempotent: quiet and quick when
-# everything is already there.
+# everything is already there. Extra Debian packages a tool needs may be named as arguments
+# (scripts/fuzz.sh: clang and its fuzzer runtime).
 set -euo pipefail
 packages=(build-essential cmake ninja-build git python3 libcli11-dev libfmt-dev libspdlog-dev
-          nlohmann-json3-dev catch2 libssl-dev clang-format)
+          nlohmann-json3-dev catch2 libssl-dev clang-format "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -143,6 +143,13 @@ expect_error("truncated safetensors", ["gemm", "--in", tmp / "trunc.safetensors"
 (tmp / "garbage.safetensors").write_bytes(b"\xff" * 64)
 expect_error("garbage file", ["gemm", "--in", tmp / "garbage.safetensors", "--out", tmp / "x"],
              lambda c: c == 4, "garbage.safetensors")
+# Found by tests/fuzz (scripts/fuzz.sh): a number too large for a double in a header ended the
+# process (an uncaught exception, exit 70).
+header = b'{"a":{"dtype":"F8_E4M3","shape":[4E48369],"data_offsets":[0,16]}}'
+header += b" " * (-len(header) % 8)
+(tmp / "bignum.safetensors").write_bytes(len(header).to_bytes(8, "little") + header + bytes(16))
+expect_error("a number past a double's range in a header", ["gemm", "--in", tmp / "bignum.safetensors", "--out", tmp / "x"],
+             lambda c: c == 4, "number overflow")
 expect_error("unknown profile", ["gemm", "--in", good, "--out", tmp / "x", "--profile", "volta"],
              lambda c: c == 7, "no profile named 'volta'")
 expect_error("unknown out dtype", ["gemm", "--in", good, "--out", tmp / "x", "--out-dtype", "f64"],

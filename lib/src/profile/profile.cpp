@@ -51,12 +51,88 @@ Result<SplitKEntry> split_entry(const json& e, const std::string& origin,
                      e["splits"].get<int>(), e.value("rowwise", false), text(e, "evidence")};
 }
 
+// Each field a profile may hold, with its JSON type: a field of another type is bad input that
+// names it ("rules[0].use_fast_accum must be a boolean"), before any value is read.
+enum class Kind { string, boolean, integer, object, array, string_array };
+
+Result<void> check_kinds(const json& j, const std::string& where, const std::string& origin,
+                         std::initializer_list<std::pair<const char*, Kind>> fields) {
+  const std::string prefix = where.empty() ? "" : where + ".";
+  if (!j.is_object())
+    return bad(origin, (where.empty() ? "the profile" : where) + " must be an object");
+  for (const auto& [key, kind] : fields) {
+    if (!j.contains(key)) continue;
+    const json& v = j[key];
+    // null stands for "not known" in a scalar (ada's target.workspace_bytes)
+    if (v.is_null() && (kind == Kind::string || kind == Kind::boolean || kind == Kind::integer))
+      continue;
+    bool ok = false;
+    const char* what = "";
+    switch (kind) {
+      case Kind::string:
+        ok = v.is_string(), what = "a string";
+        break;
+      case Kind::boolean:
+        ok = v.is_boolean(), what = "a boolean";
+        break;
+      case Kind::integer:
+        ok = v.is_number_integer(), what = "an integer";
+        break;
+      case Kind::object:
+        ok = v.is_object(), what = "an object";
+        break;
+      case Kind::array:
+        ok = v.is_array(), what = "an array";
+        break;
+      case Kind::string_array:
+        ok = v.is_array() &&
+             std::all_of(v.begin(), v.end(), [](const json& e) { return e.is_string(); });
+        what = "an array of strings";
+        break;
+    }
+    if (!ok) return bad(origin, prefix + key + " must be " + what);
+  }
+  return {};
+}
+
 }  // namespace
 
 static Result<Profile> parse_profile_fields(std::string_view json_text, const std::string& origin) {
   auto parsed = parse_json_object(json_text, origin);
   if (!parsed) return parsed.error();
   const json& j = *parsed;
+  if (auto ok = check_kinds(j, "", origin,
+                            {{"schema", Kind::string},
+                             {"name", Kind::string},
+                             {"description", Kind::string},
+                             {"maturity", Kind::string},
+                             {"target", Kind::object},
+                             {"evidence", Kind::string_array},
+                             {"rules", Kind::array},
+                             {"split_k", Kind::object},
+                             {"envelope", Kind::object}});
+      !ok)
+    return ok.error();
+  if (j.contains("target"))
+    if (auto ok = check_kinds(j["target"], "target", origin,
+                              {{"devices", Kind::string_array},
+                               {"architecture", Kind::string},
+                               {"library", Kind::string},
+                               {"library_version", Kind::string},
+                               {"workspace_bytes", Kind::integer}});
+        !ok)
+      return ok.error();
+  if (j.contains("split_k"))
+    if (auto ok = check_kinds(j["split_k"], "split_k", origin,
+                              {{"source", Kind::string},
+                               {"table", Kind::array},
+                               {"unsplit_shapes", Kind::array},
+                               {"model", Kind::string}});
+        !ok)
+      return ok.error();
+  if (j.contains("envelope"))
+    if (auto ok = check_kinds(j["envelope"], "envelope", origin, {{"note", Kind::string}}); !ok)
+      return ok.error();
   if (text(j, "schema") != "mmaemu-profile/1")
     return bad(origin, "schema must be \"mmaemu-profile/1\"");
   Profile p;
@@ -81,6 +157,13 @@ static Result<Profile> parse_profile_fields(std::string_view json_text, const st
   for (size_t i = 0; i < j["rules"].size(); ++i) {
     const json& r = j["rules"][i];
     const std::string where = "rules[" + std::to_string(i) + "]";
+    if (auto ok = check_kinds(r, where, origin,
+                              {{"use_fast_accum", Kind::boolean},
+                               {"rowwise", Kind::boolean},
+                               {"preset", Kind::string},
+                               {"algorithm", Kind::string}});
+        !ok)
+      return ok.error();
     ProfileRule rule;
     auto a = formats(r.value("a_dtypes", json()), origin, where + ".a_dtypes");
     auto b = formats(r.value("b_dtypes", json()), origin, where + ".b_dtypes");
@@ -170,6 +253,7 @@ Result<Profile> parse_profile_in(std::string_view json_text, const std::string& 
     try {
       return parse_profile_fields(json_text, origin);
     } catch (const nlohmann::json::exception& e) {
+      // check_kinds names every field's type first; this is the last guard.
       return bad(origin, std::string("a field has the wrong type: ") + e.what());
     }
   }();

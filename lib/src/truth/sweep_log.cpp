@@ -5,6 +5,7 @@
 
 #include "mmaemu/safetensors.hpp"
 #include "mmaemu/sweep.hpp"
+#include "truth/json_object.hpp"
 
 namespace mmaemu {
 
@@ -60,9 +61,14 @@ Result<SweepLog> SweepLog::read(const std::filesystem::path& path) {
   auto file = SafetensorsFile::read(path);
   if (!file) return file.error();
   const auto& meta = file->metadata();
-  for (const char* key : {"mmaemu", "keys", "algorithms"})
+  for (const char* key : {"mmaemu", "keys", "algorithms"}) {
     if (!meta.count(key))
       return bad(path, std::string("metadata lacks '") + key + "': not an mmaemu-sweep/2 log");
+    // JSON inside a string of the header: its depth is bounded here, as parse_json_object does.
+    if (json_nesting(meta.at(key)) > kMaxJsonNesting)
+      return bad(path, std::string("metadata '") + key + "' nests deeper than " +
+                           std::to_string(kMaxJsonNesting) + " levels");
+  }
   try {
     const auto about = nlohmann::json::parse(meta.at("mmaemu"));
     if (about.value("format", "") != "mmaemu-sweep/2")
