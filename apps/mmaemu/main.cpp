@@ -2,6 +2,7 @@
 // stderr, machine output (JSON) to stdout.
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <csignal>
 
 #include <algorithm>
 #include <cstdlib>
@@ -10,6 +11,7 @@
 
 #include "command.hpp"
 #include "mmaemu/kernel_modules.hpp"
+#include "mmaemu/safetensors.hpp"
 #include "mmaemu/version.hpp"
 
 namespace mmaemu::cli {
@@ -84,9 +86,18 @@ void apply_environment() {
        force && std::string(force) == "1"});
 }
 
+// A kill during a write leaves no temporary file: the pending ones are removed, then the signal
+// takes its default course (the exit status says which signal).
+void remove_temps_and_die(int signal_number) {
+  mmaemu::remove_pending_temp_files();
+  std::signal(signal_number, SIG_DFL);
+  std::raise(signal_number);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) std::signal(s, remove_temps_and_die);
   using namespace mmaemu::cli;
   auto logger = spdlog::stderr_color_mt("mmaemu");
   spdlog::set_default_logger(logger);

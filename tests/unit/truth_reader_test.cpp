@@ -3,9 +3,11 @@
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <thread>
 
 #include "../../lib/src/truth/json_object.hpp"
 #include "mmaemu/profile.hpp"
@@ -303,4 +305,34 @@ TEST_CASE("write_safetensors round-trips and leaves no temporary file", "[truth]
   const TensorToWrite wrong{"y", "BF16", {3}, bytes};
   CHECK_FALSE(write_safetensors(s.dir / "y.safetensors", std::span(&wrong, 1)).ok());
   CHECK_FALSE(fs::exists(s.dir / "y.safetensors"));
+}
+
+TEST_CASE("a write interrupted by the signal cleanup leaves no temporary file", "[io]") {
+  // What mmaemu's SIGINT/SIGTERM handler does, called while a large write is under way: the
+  // temporary file is gone, the write reports failure, and the output was never created.
+  const auto dir = std::filesystem::temp_directory_path() / "mmaemu-temp-cleanup-test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto out = dir / "big.bin";
+  std::vector<uint8_t> bytes(size_t{768} << 20, 0x5A);
+  Result<void> written;
+  std::thread writer(
+      [&] { written = write_file_atomically(out, std::span<const uint8_t>(bytes)); });
+  bool seen = false;
+  for (int i = 0; i < 20000 && !seen; ++i) {
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      seen |= e.path().filename().string().starts_with("big.bin.tmp");
+    if (!seen) std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  REQUIRE(seen);
+  remove_pending_temp_files();
+  writer.join();
+  CHECK_FALSE(written.ok());
+  CHECK_FALSE(std::filesystem::exists(out));
+  int left = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++left;
+  CHECK(left == 0);
+  // And a write after it works as before.
+  REQUIRE(write_file_atomically(out, std::string_view("ok")).ok());
+  std::filesystem::remove_all(dir);
 }

@@ -69,6 +69,10 @@ Result<std::vector<uint8_t>> read_file_bytes(const std::filesystem::path& path);
 Result<void> write_file_atomically(const std::filesystem::path& path,
                                    std::span<const uint8_t> bytes);
 Result<void> write_file_atomically(const std::filesystem::path& path, std::string_view text);
+// Removes the temporary files that write_file_atomically has open (its write then fails).
+// Async-signal-safe: an application's SIGINT/SIGTERM handler calls it, so that a kill during a
+// write leaves no <out>.tmpNNNN behind (the library installs no handler itself).
+void remove_pending_temp_files() noexcept;
 // Refuses, before any work, an output path that is one of the command's input files or lies in a
 // folder it reads (a truth set): `gemm --in X --out X` or `replay --json SET/manifest.json` would
 // destroy what they read.

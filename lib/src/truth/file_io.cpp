@@ -1,5 +1,6 @@
 #include <fcntl.h>
 #include <unistd.h>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -8,6 +9,38 @@
 #include "mmaemu/safetensors.hpp"
 
 namespace mmaemu {
+namespace {
+
+// The temporary files being written, in fixed storage that a signal handler may read: a slot is
+// free (0), being filled (1) or holds a path (2); the handler unlinks the paths of state 2 only.
+constexpr int kPendingSlots = 64;
+constexpr size_t kPendingPathBytes = 4096;
+std::atomic<int> g_pending_state[kPendingSlots];
+char g_pending_path[kPendingSlots][kPendingPathBytes];
+
+// The slot now holding `path`, or -1 (all busy, or a path too long: then it is not cleaned).
+int hold_pending(const std::string& path) {
+  if (path.size() >= kPendingPathBytes) return -1;
+  for (int i = 0; i < kPendingSlots; ++i) {
+    int free_state = 0;
+    if (!g_pending_state[i].compare_exchange_strong(free_state, 1)) continue;
+    std::memcpy(g_pending_path[i], path.c_str(), path.size() + 1);
+    g_pending_state[i].store(2);
+    return i;
+  }
+  return -1;
+}
+
+void release_pending(int slot) {
+  if (slot >= 0) g_pending_state[slot].store(0);
+}
+
+}  // namespace
+
+void remove_pending_temp_files() noexcept {
+  for (int i = 0; i < kPendingSlots; ++i)
+    if (g_pending_state[i].load() == 2) ::unlink(g_pending_path[i]);
+}
 
 Result<std::vector<uint8_t>> read_file_bytes(const std::filesystem::path& path) {
   std::error_code ec;
@@ -37,8 +70,12 @@ Result<void> write_file_atomically(const std::filesystem::path& path,
                                "replaced");
   std::random_device entropy;
   const auto temp = path.string() + ".tmp" + std::to_string(entropy() % 1000000);
+  const int slot = hold_pending(temp);
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return Error(Errc::io, path.string() + ": cannot create: " + std::strerror(errno));
+  if (fd < 0) {
+    release_pending(slot);
+    return Error(Errc::io, path.string() + ": cannot create: " + std::strerror(errno));
+  }
   size_t written = 0;
   while (written < bytes.size()) {
     const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
@@ -51,12 +88,14 @@ Result<void> write_file_atomically(const std::filesystem::path& path,
   ::close(fd);
   if (!ok) {
     std::filesystem::remove(temp, ec);
+    release_pending(slot);
     return Error(Errc::io, path.string() + ": write failed: " + std::strerror(errno));
   }
   std::filesystem::rename(temp, path, ec);
+  release_pending(slot);
   if (ec) {
     std::filesystem::remove(temp, ec);
-    return Error(Errc::io, path.string() + ": cannot rename into place");
+    return Error(Errc::io, path.string() + ": cannot rename into place (" + ec.message() + ")");
   }
   return {};
 }
