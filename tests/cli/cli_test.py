@@ -291,6 +291,22 @@ check("conform --backend cpu: the fast path equals the oracle on every FP8 prese
       code == 0 and all(matrix.get("cpu", {}).get(p, {}).get("verdict") == "PASS"
                         for p in ("hopper_fp8_wgmma_k32", "ada_fp8_mma_k32", "blackwell_fp8_mma_k32")), out + err)
 
+# A sweep log's metadata holds JSON in strings: bounded and parsed as every other JSON.
+def write_sweep_log(path, keys):
+    meta = {"mmaemu": json.dumps({"format": "mmaemu-sweep/2"}), "keys": keys, "algorithms": "[]"}
+    header = json.dumps({"__metadata__": meta, "m": {"dtype": "I32", "shape": [1], "data_offsets": [0, 4]}}).encode()
+    header += b" " * (-len(header) % 8)
+    path.write_bytes(len(header).to_bytes(8, "little") + header + bytes(4))
+
+
+write_sweep_log(tmp / "deep-log.safetensors", "[" * 100 + "]" * 100)
+expect_error("a sweep log's metadata nested past the bound", ["split-k", "--logs", tmp / "deep-log.safetensors"],
+             lambda c: c == 4, "deep-log.safetensors: metadata 'keys' nests deeper than 64 levels")
+write_sweep_log(tmp / "bignum-log.safetensors", "[4E48369]")
+expect_error("a sweep log's metadata with a number past a double's range",
+             ["split-k", "--logs", tmp / "bignum-log.safetensors"],
+             lambda c: c == 4, "metadata 'keys' is not valid JSON (number overflow")
+
 # split-K: the profile's model, by shape and SM count; replays that take every count from it
 code, out, err = run("split-k", "--shapes", "16x64x20480,4096x4096x4096,101x16x20480", "--json")
 try:

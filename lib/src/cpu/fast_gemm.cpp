@@ -4,7 +4,6 @@
 // whose row of A or B holds a NaN or an infinity take a chain that checks each step for them.
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <climits>
 #include <optional>
 
@@ -64,13 +63,6 @@ DecodedRows decode_rows(Format format, std::span<const uint8_t> bytes, int64_t r
     for (int64_t i = 0; i < k; ++i) out.kinds[r * k + i] = kind[bytes[r * k + i]];
   }
   return out;
-}
-
-float from_bits(uint32_t u) {
-  return std::bit_cast<float>(u);
-}
-uint32_t to_bits(float f) {
-  return std::bit_cast<uint32_t>(f);
 }
 
 struct StepModel {
@@ -164,7 +156,7 @@ uint32_t chain_with_specials(const StepModel& m, const SpecialRow& a, const Spec
 }
 
 uint32_t output_bits(Format out, float y) {
-  const uint32_t bits = to_bits(y);
+  const uint32_t bits = bits_of_float(y);
   if (y != y) return describe(out).canonical_nan;
   switch (out) {
     case Format::f32:
@@ -244,11 +236,11 @@ class FastGemm {
         rowwise_(call.scale_a.rowwise()),
         no_specials_(a_.kinds.empty() && b_.kinds.empty() ? 0 : static_cast<size_t>(call.k),
                      kFinite),
-        alpha_(rowwise_
-                   ? 0.0f
-                   : from_bits(call.scale_a.f32_bits[0]) * from_bits(call.scale_b.f32_bits[0])) {
+        alpha_(rowwise_ ? 0.0f
+                        : float_from_bits(call.scale_a.f32_bits[0]) *
+                              float_from_bits(call.scale_b.f32_bits[0])) {
     for (int64_t j = 0; j < static_cast<int64_t>(bias_.size()); ++j)
-      bias_[j] = from_bits(convert(
+      bias_[j] = float_from_bits(convert(
           call.bias->format, load_bits(call.bias->format, call.bias->values, j), Format::f32));
   }
 
@@ -268,13 +260,13 @@ class FastGemm {
     }
     const Algorithm& alg = plan_.algorithm;
     if (alg.fused_bias || !alg.fold_tensorwise_scales)
-      return oracle_epilogue(plan_, call_, i, j, to_bits(total));
+      return oracle_epilogue(plan_, call_, i, j, bits_of_float(total));
     float y;
     if (!rowwise_) {
       y = total * alpha_;
     } else {
-      const float sa = from_bits(call_.scale_a.f32_bits[i]),
-                  sb = from_bits(call_.scale_b.f32_bits[j]);
+      const float sa = float_from_bits(call_.scale_a.f32_bits[i]),
+                  sb = float_from_bits(call_.scale_b.f32_bits[j]);
       y = alg.rowwise_order == RowwiseScaleOrder::column_first ? (total * sb) * sa
                                                                : (total * sa) * sb;
     }
@@ -293,11 +285,11 @@ class FastGemm {
       const KRange r = split_k_slice(call_.k, plan_.split_k, alg.split_k_grain, s);
       float partial;
       if (alg.accumulation == Accumulation::single_chain) {
-        partial = from_bits(chain_over(r.begin, r.end));
+        partial = float_from_bits(chain_over(r.begin, r.end));
       } else {
         partial = 0.0f;
         for (int64_t start = r.begin; start < r.end; start += alg.promotion_interval)
-          partial += from_bits(
+          partial += float_from_bits(
               chain_over(start, std::min<int64_t>(start + alg.promotion_interval, r.end)));
       }
       total = s == 0 ? partial : total + partial;

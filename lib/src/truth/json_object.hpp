@@ -41,18 +41,16 @@ inline int json_nesting(std::string_view text) {
   return deepest;
 }
 
-// `text` as a JSON object, or Errc::malformed: "ORIGIN: SUBJECT nests deeper than 64 levels",
-// "ORIGIN: SUBJECT is not valid JSON (parse error at line L, column C: why)" (invalid UTF-8
-// among the reasons), "ORIGIN: NOT_OBJECT".
-inline Result<nlohmann::json> parse_json_object(std::string_view text, const std::string& origin,
-                                                std::string_view subject = "JSON",
-                                                std::string_view not_object = "not a JSON object") {
+// `text` as JSON of any kind, or Errc::malformed: "ORIGIN: SUBJECT nests deeper than 64 levels",
+// "ORIGIN: SUBJECT is not valid JSON (parse error at line L, column C: why)" (invalid UTF-8 and
+// numbers past a double's range among the reasons).
+inline Result<nlohmann::json> parse_json(std::string_view text, const std::string& origin,
+                                         std::string_view subject = "JSON") {
   if (json_nesting(text) > kMaxJsonNesting)
     return Error(Errc::malformed, origin + ": " + std::string(subject) + " nests deeper than " +
                                       std::to_string(kMaxJsonNesting) + " levels");
-  nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text.begin(), text.end());
+    return nlohmann::json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::exception& e) {
     // A syntax error, or a number too large for a double (out_of_range.406: '4E48369' once ended
     // the process, found by tests/fuzz). The parser's own words, without its "[json...N] " tag.
@@ -72,7 +70,14 @@ inline Result<nlohmann::json> parse_json_object(std::string_view text, const std
                                         : std::string(subject) + " is not valid JSON") +
                      " (" + why + ")");
   }
-  if (!j.is_object()) return Error(Errc::malformed, origin + ": " + std::string(not_object));
+}
+
+// `text` as a JSON object (parse_json), or Errc::malformed "ORIGIN: NOT_OBJECT".
+inline Result<nlohmann::json> parse_json_object(std::string_view text, const std::string& origin,
+                                                std::string_view subject = "JSON",
+                                                std::string_view not_object = "not a JSON object") {
+  auto j = parse_json(text, origin, subject);
+  if (j && !j->is_object()) return Error(Errc::malformed, origin + ": " + std::string(not_object));
   return j;
 }
 

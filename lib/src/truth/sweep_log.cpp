@@ -61,23 +61,26 @@ Result<SweepLog> SweepLog::read(const std::filesystem::path& path) {
   auto file = SafetensorsFile::read(path);
   if (!file) return file.error();
   const auto& meta = file->metadata();
-  for (const char* key : {"mmaemu", "keys", "algorithms"}) {
-    if (!meta.count(key))
-      return bad(path, std::string("metadata lacks '") + key + "': not an mmaemu-sweep/2 log");
-    // JSON inside a string of the header: its depth is bounded here, as parse_json_object does.
-    if (json_nesting(meta.at(key)) > kMaxJsonNesting)
-      return bad(path, std::string("metadata '") + key + "' nests deeper than " +
-                           std::to_string(kMaxJsonNesting) + " levels");
+  // JSON inside strings of the header, bounded and parsed as every other JSON (parse_json).
+  nlohmann::json parsed[3];
+  const char* names[3] = {"mmaemu", "keys", "algorithms"};
+  for (int i = 0; i < 3; ++i) {
+    if (!meta.count(names[i]))
+      return bad(path, std::string("metadata lacks '") + names[i] + "': not an mmaemu-sweep/2 log");
+    auto j =
+        parse_json(meta.at(names[i]), path.string(), std::string("metadata '") + names[i] + "'");
+    if (!j) return j.error();
+    parsed[i] = std::move(j).value();
   }
+  const auto& [about, keys, algorithms] = parsed;
   try {
-    const auto about = nlohmann::json::parse(meta.at("mmaemu"));
     if (about.value("format", "") != "mmaemu-sweep/2")
       return bad(path, "format is not mmaemu-sweep/2");
     SweepLog log;
     log.gpu_ = about.at("environment").value("gpu", "");
     log.multiprocessors_ = about.at("environment").value("multiprocessors", 0);
     log.grid_ = about.value("layout", "") == "grid";
-    for (const auto& k : nlohmann::json::parse(meta.at("keys"))) {
+    for (const auto& k : keys) {
       SweepKey key;
       key.workspace_bytes = k.at("workspace_bytes").get<int64_t>();
       key.rowwise = k.at("rowwise").get<bool>();
@@ -94,8 +97,7 @@ Result<SweepLog> SweepLog::read(const std::filesystem::path& path) {
       key.sm_count_target = k.value("sm_count_target", 0);
       log.keys_.push_back(key);
     }
-    for (const auto& a : nlohmann::json::parse(meta.at("algorithms")))
-      log.algorithm_splits_.push_back(a.at("splitk_num").get<int>());
+    for (const auto& a : algorithms) log.algorithm_splits_.push_back(a.at("splitk_num").get<int>());
     auto m = column<int32_t>(*file, path, "m", "I32"), n = column<int32_t>(*file, path, "n", "I32"),
          k = column<int32_t>(*file, path, "k", "I32");
     auto algorithm = column<int32_t>(*file, path, "algorithm", "I32");
