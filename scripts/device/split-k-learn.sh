@@ -26,6 +26,7 @@
 #   ws32unaligned, ws32fine114   32 MiB over m = 8b - 4; 32 MiB at m = 8b, n = 16j, 114 SMs
 #   slices       a truth set at K where ceil-sized split-K slices leave the last one empty (K = 128 G - r,
 #                G = 20 s + 1 .. 21 (s - 1) at s = 22..25 slices), and controls, replayed with the logged counts
+#   slices2      the same rule off those calls: every residue of K mod 128, K beyond 65536 (scripts/device/shapes/slices2.txt)
 #   conform      conform --backend cuda: every CUDA module against the oracle, NaN/Inf rows included
 #   The parts above ask only what no rule answers (sweep --skip-ruled), which is what lets them fit.
 #   holdout      50,000 random shapes in 192 configurations, never used to build the model
@@ -161,6 +162,21 @@ if want slices; then
     --out-dtypes bf16,f16 --scales tensorwise --fast-accum off --workspace 33554432 --seed 5 > "$W/rec-slices.out" 2>&1
   "$M" replay --truth-dir "$W/rec-slices" --out "$W/replay-rec-slices.json" >> "$W/rec-slices.out" 2>&1
   echo "slices: $(tail -n 1 "$W/rec-slices.out")"
+  [ -n "${KEEP_TRUTH:-}" ] || rm -rf "$W/rec-slices"  # 370 MB: the replay's verdicts come back, not the set
+fi
+if want slices2; then
+  # The slice rule's check off the calls it was fitted on: every residue of K mod 128 (16, 48, 80,
+  # 112 with an empty last slice and with none; 0, 32, 64, 96 with one), K beyond 65536, n = 16
+  # and 80, m = 1 and 16. The failing recordings are analysed where they are (k-ranges.py).
+  "$M" record --cublaslt "$LT" --out "$W/rec-slices2" --shapes "$(cat scripts/device/shapes/slices2.txt)" --dists normal,cancel \
+    --pairs e4m3xe4m3 --out-dtypes f16 --scales tensorwise --fast-accum off --workspace 33554432 --seed 6 \
+    > "$W/rec-slices2.out" 2>&1
+  "$M" replay --truth-dir "$W/rec-slices2" --out "$W/replay-rec-slices2.json" >> "$W/rec-slices2.out" 2>&1
+  "$M" replay --truth-dir "$W/rec-slices2" --split-k-from profile --out "$W/replay-rec-slices2-profile.json" \
+    >> "$W/rec-slices2.out" 2>&1
+  python3 validation_logs/2026-12-03/split-k/slices/k-ranges.py "$W/rec-slices2" > "$W/k-ranges-slices2.txt" 2>&1
+  echo "slices2: $(tail -n 1 "$W/rec-slices2.out")"
+  [ -n "${KEEP_TRUTH:-}" ] || rm -rf "$W/rec-slices2"
 fi
 if want conform; then
   "$M" conform --backend cuda --calls ${CONFORM_CALLS:-100} --out "$W/conform-cuda.json" > "$W/conform-cuda.out" 2>&1
