@@ -27,6 +27,11 @@
 #   slices       a truth set at K where ceil-sized split-K slices leave the last one empty (K = 128 G - r,
 #                G = 20 s + 1 .. 21 (s - 1) at s = 22..25 slices), and controls, replayed with the logged counts
 #   slices2      the same rule off those calls: every residue of K mod 128, K beyond 65536 (scripts/device/shapes/slices2.txt)
+#   slices3      which K = 16 mod 128 lose their last 16 elements: K = 2560 s + 16 at 1x16 for s = 19..30, 43,
+#                51 (scripts/device/shapes/slices3-small.txt; f16 and f32 out, the set packed back) and
+#                (K - 16) / 128 = j s at j = 21..25 (slices3-wide.txt), replayed with the logged counts;
+#                with RULES_BIN (a binary built with validation_logs/2026-12-04/split-k/slice-rules.patch) replayed under each rule
+#   slices4      the same at 1x16 for s = 12..19 (j = 20, 21) and wider shapes at j = 22..36, s = 8..24 (f16 only)
 #   conform      conform --backend cuda: every CUDA module against the oracle, NaN/Inf rows included
 #   The parts above ask only what no rule answers (sweep --skip-ruled), which is what lets them fit.
 #   holdout      50,000 random shapes in 192 configurations, never used to build the model
@@ -50,6 +55,15 @@ sweep() {  # name, sweep options...
   "$M" sweep --cublaslt "$LT" --out "$W/$name.safetensors" "$@" > "$W/$name.out" 2> "$W/$name.err"
   echo "rc=$?" >> "$W/$name.out"
   echo "$name: $(tail -n 2 "$W/$name.out" | tr '\n' ' ')"
+}
+rules() {  # name truth-dir: with RULES_BIN, the set replayed under each slice rule of slice-rules.patch
+  [ -n "${RULES_BIN:-}" ] || return 0
+  local rule
+  for rule in 0 1 2 3 4 5; do
+    MMAEMU_SLICE_RULE=$rule "$RULES_BIN" replay --truth-dir "$2" --out "$W/replay-$1-rule$rule.json" > /dev/null 2>&1
+    echo "$1 rule $rule: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"])' \
+      "$W/replay-$1-rule$rule.json" 2>&1)"
+  done
 }
 "$M" info > "$W/info.txt" 2>&1
 if want m; then
@@ -162,6 +176,7 @@ if want slices; then
     --out-dtypes bf16,f16 --scales tensorwise --fast-accum off --workspace 33554432 --seed 5 > "$W/rec-slices.out" 2>&1
   "$M" replay --truth-dir "$W/rec-slices" --out "$W/replay-rec-slices.json" >> "$W/rec-slices.out" 2>&1
   echo "slices: $(tail -n 1 "$W/rec-slices.out")"
+  rules rec-slices "$W/rec-slices"
   [ -n "${KEEP_TRUTH:-}" ] || rm -rf "$W/rec-slices"  # 370 MB: the replay's verdicts come back, not the set
 fi
 if want slices2; then
@@ -176,8 +191,25 @@ if want slices2; then
     >> "$W/rec-slices2.out" 2>&1
   python3 validation_logs/2026-12-03/split-k/slices/k-ranges.py "$W/rec-slices2" > "$W/k-ranges-slices2.txt" 2>&1
   echo "slices2: $(tail -n 1 "$W/rec-slices2.out")"
+  rules rec-slices2 "$W/rec-slices2"
   [ -n "${KEEP_TRUTH:-}" ] || rm -rf "$W/rec-slices2"
 fi
+for set in slices3 slices4; do
+  want $set || continue
+  if [ $set = slices3 ]; then dtypes=f16,f32 seed=8; else dtypes=f16 seed=9; fi
+  for part in small wide; do
+    "$M" record --cublaslt "$LT" --out "$W/rec-$set-$part" --shapes "$(cat scripts/device/shapes/$set-$part.txt)" \
+      --dists normal --pairs e4m3xe4m3 --out-dtypes $dtypes --scales tensorwise --fast-accum off --workspace 33554432 \
+      --seed $seed > "$W/rec-$set-$part.out" 2>&1
+    "$M" replay --truth-dir "$W/rec-$set-$part" --out "$W/replay-rec-$set-$part.json" >> "$W/rec-$set-$part.out" 2>&1
+    rules rec-$set-$part "$W/rec-$set-$part"
+    [ $set = slices4 ] || python3 validation_logs/2026-12-03/split-k/slices/k-ranges.py "$W/rec-$set-$part" \
+      > "$W/k-ranges-$set-$part.txt" 2>&1
+    echo "$set-$part: $(tail -n 1 "$W/rec-$set-$part.out")"
+    # Only slices3's small set (about 35 MB) comes back in the pack.
+    [ -n "${KEEP_TRUTH:-}" ] || [ $set-$part = slices3-small ] || rm -rf "$W/rec-$set-$part"
+  done
+done
 if want conform; then
   "$M" conform --backend cuda --calls ${CONFORM_CALLS:-100} --out "$W/conform-cuda.json" > "$W/conform-cuda.out" 2>&1
   echo "rc=$?" >> "$W/conform-cuda.out"

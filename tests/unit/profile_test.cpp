@@ -161,14 +161,19 @@ TEST_CASE("split-K slices follow the library's rule", "[profile]") {
   // More slices than grains: the last ones are empty.
   CHECK(split_k_slice(256, 3, 128, 2).begin == 256);
   CHECK(split_k_slice(256, 3, 128, 2).end == 256);
-  // K = 16 mod 128 with the last slice empty: the H200 drops the last 16 elements of K
-  // (validation_logs/2026-12-03/split-k/slices). 64016 in 25 slices of 2688: slice 23 would be
-  // [61824, 64016); it ends at 64000, and slice 24 is empty.
+  // K = 16 mod 128, (ceil(K / 128) - 1) a multiple of the splits, 17 splits or more: the H200 drops
+  // the last 16 elements of K (validation_logs/2026-12-04/split-k). 64016 in 25 slices of 2688:
+  // slice 23 would be [61824, 64016); it ends at 64000, and slice 24 is empty.
   CHECK(split_k_slice(64016, 25, 128, 23).begin == 61824);
   CHECK(split_k_slice(64016, 25, 128, 23).end == 64000);
   CHECK(split_k_slice(64016, 25, 128, 24).begin == split_k_slice(64016, 25, 128, 24).end);
   CHECK(split_k_slice(56336, 22, 128, 20).end == 56320);
-  // Not when the last slice holds the tail (16400 in 6 slices), nor at K = 48 mod 128 (64048).
+  // With no empty slice too: 43536 in 17 slices (340 grains in 17), the last slice [43008, 43536).
+  CHECK(split_k_slice(43536, 17, 128, 16).end == 43520);
+  // Not at 16 slices (40976: 320 grains in 16), nor with a remainder (61584: 481 grains in 24, the
+  // last slice empty), nor when K = 48 mod 128 (64048), nor at a multiple of 128 (64512).
+  CHECK(split_k_slice(40976, 16, 128, 15).end == 40976);
+  CHECK(split_k_slice(61584, 24, 128, 22).end == 61584);
   CHECK(split_k_slice(16400, 6, 128, 5).end == 16400);
   CHECK(split_k_slice(64048, 25, 128, 23).end == 64048);
   CHECK(split_k_slice(64512, 25, 128, 23).end == 64512);
