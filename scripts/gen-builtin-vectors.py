@@ -43,6 +43,8 @@ lines = [
     "namespace mmaemu {",
     "namespace {",
     "",
+    "// One line of data per recording, as generated.",
+    "// clang-format off",
 ]
 entries = []
 for r in manifest["recordings"]:
@@ -60,7 +62,7 @@ lines += ["", "}  // namespace", "",
           "const std::vector<BuiltinVectorSet>& builtin_vector_sets() {",
           "  static const std::vector<BuiltinVectorSet> sets = {"]
 lines += entries
-lines += ["  };", "  return sets;", "}", "", "}  // namespace mmaemu", ""]
+lines += ["  };", "  return sets;", "}", "// clang-format on", "", "}  // namespace mmaemu", ""]
 out = ROOT / "lib" / "src" / "preset" / "builtin_vectors.cpp"
 out.write_text("\n".join(lines))
 print(f"wrote {out} ({len(entries)} sets x {rows} rows)")

@@ -10,9 +10,12 @@
 __device__ inline uint32_t output_bits(int format, float y, bool& flag) {
   const uint32_t bits = __float_as_uint(y);
   switch (format) {
-    case 0: return y != y ? 0x7FFFFFFFu : bits;
-    case 1: return y != y ? 0x7FFFu : (bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16;
-    case 2: return y != y ? 0x7FFFu : f32_to_f16_bits(bits);
+    case 0:
+      return y != y ? 0x7FFFFFFFu : bits;
+    case 1:
+      return y != y ? 0x7FFFu : (bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16;
+    case 2:
+      return y != y ? 0x7FFFu : f32_to_f16_bits(bits);
     default: {
       if (y != y) return 0x7Fu;
       if ((bits & 0x7FFFFFFFu) == 0x7F800000u) {  // infinity: the exact codec decides
@@ -26,7 +29,8 @@ __device__ inline uint32_t output_bits(int format, float y, bool& flag) {
 
 // Scales, bias and conversion of element (i, j) whose FP32 sum is `total`; stores the output and
 // the host-fallback flag (set by the caller for rows with NaN/Inf, or here for FP8 infinities).
-__device__ inline void store_element(const ScaledMmParams& p, long long i, long long j, float total, bool flag) {
+__device__ inline void store_element(const ScaledMmParams& p, long long i, long long j, float total,
+                                     bool flag) {
   float y;
   if (!p.rowwise) {
     y = __fmul_rn(total, p.alpha);

@@ -12,12 +12,12 @@ constexpr int kNoTerm = -500;  // below every product's exponent; zeros carry -1
 
 // One step over n decoded operand pairs a(0..n), b(0..n) from the accumulator c (f32 bits, finite).
 // Model: the step's parameters (terms, alignment_bits, product_fraction_bits, result_bits,
-// exponent_floor, late_c): ScaledMmParams on the GPU, the CPU's StepModel. Results the exact encoder
-// must make (subnormal or overflowing) are exact(negative, magnitude, unit)'s: the GPU flags them
-// for the host, the host encodes them.
+// exponent_floor, late_c): ScaledMmParams on the GPU, the CPU's StepModel. Results the exact
+// encoder must make (subnormal or overflowing) are exact(negative, magnitude, unit)'s: the GPU
+// flags them for the host, the host encodes them.
 template <class Model, class OperandA, class OperandB, class Exact>
-MMAEMU_HD_INLINE uint32_t integer_step(const Model& p, OperandA a_at, OperandB b_at, int n, uint32_t c,
-                                       Exact exact) {
+MMAEMU_HD_INLINE uint32_t integer_step(const Model& p, OperandA a_at, OperandB b_at, int n,
+                                       uint32_t c, Exact exact) {
   int max_exponent = kNoTerm;
   for (int i = 0; i < n; ++i) {
     const int e = a_at(i).exponent + b_at(i).exponent;
@@ -54,8 +54,9 @@ MMAEMU_HD_INLINE uint32_t integer_step(const Model& p, OperandA a_at, OperandB b
   if (c_significand != 0) {
     const int shift = c_exponent - 23 - unit;
     const unsigned long long t =
-        shift >= 0 ? static_cast<unsigned long long>(c_significand) << shift
-                   : (shift > -64 ? static_cast<unsigned long long>(c_significand) >> -shift : 0ull);
+        shift >= 0
+            ? static_cast<unsigned long long>(c_significand) << shift
+            : (shift > -64 ? static_cast<unsigned long long>(c_significand) >> -shift : 0ull);
     sum += (c >> 31) ? -static_cast<long long>(t) : static_cast<long long>(t);
   }
   if (sum == 0) return 0;
@@ -64,15 +65,18 @@ MMAEMU_HD_INLINE uint32_t integer_step(const Model& p, OperandA a_at, OperandB b
   const int top = 63 - leading_zeros64(magnitude);
   const int leading = unit + top;
   if (leading < -126 || leading > 127) return exact(negative, magnitude, unit);
-  magnitude = top > p.result_bits ? magnitude >> (top - p.result_bits) : magnitude << (p.result_bits - top);
-  const uint32_t fraction = static_cast<uint32_t>(magnitude - (1ull << p.result_bits)) << (23 - p.result_bits);
+  magnitude =
+      top > p.result_bits ? magnitude >> (top - p.result_bits) : magnitude << (p.result_bits - top);
+  const uint32_t fraction = static_cast<uint32_t>(magnitude - (1ull << p.result_bits))
+                            << (23 - p.result_bits);
   return (negative ? 0x80000000u : 0u) | static_cast<uint32_t>(leading + 127) << 23 | fraction;
 }
 
 // One step as the preset enters c: inside the block (integer_step from c), or late: the block from
 // c = 0, then one FP32 round-to-nearest add (IEEE's, as the oracle's exact add then encode is).
 template <class Model, class OperandA, class OperandB, class Exact>
-MMAEMU_HD_INLINE uint32_t block_step(const Model& p, OperandA a_at, OperandB b_at, int n, uint32_t c, Exact exact) {
+MMAEMU_HD_INLINE uint32_t block_step(const Model& p, OperandA a_at, OperandB b_at, int n,
+                                     uint32_t c, Exact exact) {
   if (!p.late_c) return integer_step(p, a_at, b_at, n, c, exact);
   const uint32_t block = integer_step(p, a_at, b_at, n, 0u, exact);
   return bits_of_float(add_f32_rn(float_from_bits(block), float_from_bits(c)));

@@ -10,8 +10,8 @@
 #include "host_device.h"
 #include "scaled_mm_params.h"
 
-MMAEMU_HD inline void split_k_bounds(long long k, int splits, int grain, int slice, long long& begin,
-                                     long long& end) {
+MMAEMU_HD inline void split_k_bounds(long long k, int splits, int grain, int slice,
+                                     long long& begin, long long& end) {
   const long long grains = (k + grain - 1) / grain;
   const long long chunk = (grains + splits - 1) / splits * grain;
   begin = chunk * slice < k ? chunk * slice : k;

@@ -9,7 +9,7 @@
 MMAEMU_HD inline unsigned int f32_to_f16_bits(unsigned int x) {
   const unsigned int sign = (x >> 16) & 0x8000u, ax = x & 0x7FFFFFFFu;
   if (ax >= 0x477FF000u) return sign | 0x7C00u;  // from 65520 (the tie above 65504) up: infinity
-  if (ax >= 0x38800000u) {                        // normal f16: at least 2^-14
+  if (ax >= 0x38800000u) {                       // normal f16: at least 2^-14
     const unsigned int rounded = ax + 0xFFFu + ((ax >> 13) & 1u);
     return sign | ((rounded - 0x38000000u) >> 13);
   }
@@ -41,7 +41,10 @@ MMAEMU_HD inline unsigned int f32_to_fp8_bits(unsigned int x, bool e4m3) {
   const unsigned long long rest = m & ((1ull << shift) - 1ull), half = 1ull << (shift - 1);
   if (rest > half || (rest == half && (r & 1ull))) ++r;
   unsigned long long code;
-  if (e < min_exponent) code = r;  // subnormal (r = 2^mantissa_bits is the smallest normal)
-  else code = (static_cast<unsigned long long>(e + bias) << mantissa_bits) + (r - (1ull << mantissa_bits));
+  if (e < min_exponent)
+    code = r;  // subnormal (r = 2^mantissa_bits is the smallest normal)
+  else
+    code = (static_cast<unsigned long long>(e + bias) << mantissa_bits) +
+           (r - (1ull << mantissa_bits));
   return sign | static_cast<unsigned int>(code > largest ? largest : code);
 }

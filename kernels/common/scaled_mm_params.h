@@ -21,8 +21,8 @@ struct DecodedOperand {
 };
 
 struct ScaledMmParams {
-  const uint8_t* a;  // m x k codes
-  const uint8_t* b;  // n x k codes
+  const uint8_t* a;               // m x k codes
+  const uint8_t* b;               // n x k codes
   const DecodedOperand* table_a;  // 256 entries: the decoded codes of a's format (v1)
   const DecodedOperand* table_b;
   const uint32_t* scale_a;  // f32 bits: m values (rowwise), else unused

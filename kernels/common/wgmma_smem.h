@@ -19,4 +19,6 @@ __device__ inline uint64_t descriptor(uint32_t address) {
 }
 
 // The byte offset of (row, byte k of a 32-byte step) in that layout.
-__device__ inline int core_matrix_offset(int row, int k) { return ((row >> 3) * 2 + (k >> 4)) * 128 + (row & 7) * 16 + (k & 15); }
+__device__ inline int core_matrix_offset(int row, int k) {
+  return ((row >> 3) * 2 + (k >> 4)) * 128 + (row & 7) * 16 + (k & 15);
+}

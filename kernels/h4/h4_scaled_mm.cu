@@ -25,12 +25,14 @@
 
 namespace {
 
-constexpr int kStepK = 32;                            // K of one wgmma
-constexpr int kStepsPerSlab = kH4SlabK / kStepK;      // 4
-constexpr int kAhead = kH4Stages - 2;                 // slabs in flight while one is computed and one may still be read
-constexpr int kSubTileA = kH4TileM * kStepK;          // bytes of one 32-element step of A (core-matrix layout)
+constexpr int kStepK = 32;                        // K of one wgmma
+constexpr int kStepsPerSlab = kH4SlabK / kStepK;  // 4
+// Slabs in flight while one is computed and one may still be read.
+constexpr int kAhead = kH4Stages - 2;
+// Bytes of one 32-element step of A (core-matrix layout), and of B.
+constexpr int kSubTileA = kH4TileM * kStepK;
 constexpr int kSubTileB = kH4TileN * kStepK;
-constexpr int kBOffset = kSubTileA * kStepsPerSlab;   // B's steps follow A's in a stage
+constexpr int kBOffset = kSubTileA * kStepsPerSlab;  // B's steps follow A's in a stage
 
 #ifdef MMAEMU_H4_WGMMA
 // Copies slabs of A and B into ring stages: 2048 16-byte pieces a slab (A's 128 rows and B's
@@ -68,7 +70,8 @@ __device__ inline SlabCopier slab_copier(const ScaledMmParams& p, long long row0
 
 // Starts the copies of slab `slab` (K from slab * 128) into the stage at `stage_base`; pieces past
 // K or past the last row are zero-filled (K is a multiple of 16: a piece is all in or all out).
-__device__ inline void load_slab(const ScaledMmParams& p, const SlabCopier& c, uint32_t stage_base, int slab) {
+__device__ inline void load_slab(const ScaledMmParams& p, const SlabCopier& c, uint32_t stage_base,
+                                 int slab) {
   const long long offset = static_cast<long long>(slab) * kH4SlabK;
   const bool k_in = c.column + offset < p.k;
 #pragma unroll
@@ -79,12 +82,18 @@ __device__ inline void load_slab(const ScaledMmParams& p, const SlabCopier& c, u
     const uint8_t* src = inside ? (is_b ? c.b : c.a) + offset + v * c.stride : p.a;
     // Rows 32 apart are four core-matrix row groups (4 x 256 bytes) apart.
     const uint32_t dst = stage_base + (is_b ? kBOffset : 0) + c.dst + v * 1024;
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(inside ? 16 : 0) : "memory");
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src),
+                 "r"(inside ? 16 : 0)
+                 : "memory");
   }
 }
 
-__device__ inline void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
-__device__ inline void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+__device__ inline void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+__device__ inline void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
 template <int Pending>
 __device__ inline void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(Pending) : "memory");
@@ -95,34 +104,44 @@ __device__ inline void fence_registers(float (&d)[64]) {
   for (int r = 0; r < 64; ++r) asm volatile("" : "+f"(d[r])::"memory");
 }
 
+// One operand per register, as PTX lists them: kept as written.
+// clang-format off
 #define MMAEMU_H4_STEP(TYPES)                                                                   \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                    \
                "wgmma.mma_async.sync.aligned.m64n128k32.f32." TYPES " {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, %64, %65, p, 1, 1;\n}" \
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])                                                                           \
                : "l"(da), "l"(db), "r"(scale_d))
+// clang-format on
 
 // Pair: 0 e4m3.e4m3, 1 e4m3.e5m2, 2 e5m2.e4m3, 3 e5m2.e5m2.
 template <int Pair>
 __device__ inline void wgmma_step(float (&d)[64], uint64_t da, uint64_t db, int scale_d) {
-  if constexpr (Pair == 0) MMAEMU_H4_STEP("e4m3.e4m3");
-  else if constexpr (Pair == 1) MMAEMU_H4_STEP("e4m3.e5m2");
-  else if constexpr (Pair == 2) MMAEMU_H4_STEP("e5m2.e4m3");
-  else MMAEMU_H4_STEP("e5m2.e5m2");
+  if constexpr (Pair == 0)
+    MMAEMU_H4_STEP("e4m3.e4m3");
+  else if constexpr (Pair == 1)
+    MMAEMU_H4_STEP("e4m3.e5m2");
+  else if constexpr (Pair == 2)
+    MMAEMU_H4_STEP("e5m2.e4m3");
+  else
+    MMAEMU_H4_STEP("e5m2.e5m2");
 }
 
 // The steps of one slab (up to four; fewer at the end of K) chained into d; the first starts a
 // new chain when the slab starts a promotion block.
 template <int Pair>
-__device__ inline void slab_steps(float (&d)[64], uint32_t stage, int group, int steps, bool block_start) {
+__device__ inline void slab_steps(float (&d)[64], uint32_t stage, int group, int steps,
+                                  bool block_start) {
   fence_registers(d);
   const uint32_t a = stage + group * (kSubTileA / 2), b = stage + kBOffset;
   if (steps == kStepsPerSlab) {  // every slab but perhaps the last
 #pragma unroll
     for (int q = 0; q < kStepsPerSlab; ++q)
-      wgmma_step<Pair>(d, descriptor(a + q * kSubTileA), descriptor(b + q * kSubTileB), block_start && q == 0 ? 0 : 1);
+      wgmma_step<Pair>(d, descriptor(a + q * kSubTileA), descriptor(b + q * kSubTileB),
+                       block_start && q == 0 ? 0 : 1);
   } else {
     for (int q = 0; q < steps; ++q)
-      wgmma_step<Pair>(d, descriptor(a + q * kSubTileA), descriptor(b + q * kSubTileB), block_start && q == 0 ? 0 : 1);
+      wgmma_step<Pair>(d, descriptor(a + q * kSubTileA), descriptor(b + q * kSubTileB),
+                       block_start && q == 0 ? 0 : 1);
   }
   fence_registers(d);
 }
@@ -145,17 +164,19 @@ struct Ring {
 // chain when it starts a block), and wait for slab - 1's steps, so that the caller may read the
 // accumulator that slab - 1 finished while this slab's steps run.
 template <int Pair>
-__device__ inline void slab_iteration(const ScaledMmParams& p, const SlabCopier& copier, Ring& ring, int group,
-                                      float (&d)[64], bool block_start) {
+__device__ inline void slab_iteration(const ScaledMmParams& p, const SlabCopier& copier, Ring& ring,
+                                      int group, float (&d)[64], bool block_start) {
   asm volatile("cp.async.wait_group %0;" ::"n"(kAhead - 1) : "memory");  // this slab has landed
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");            // visible to wgmma
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");           // visible to wgmma
   // Every thread's copies of this slab landed; every warpgroup has waited for the steps of
   // slab - 1 and earlier, so the stage of slab - 2 (refilled next) is free.
   __syncthreads();
-  if (ring.slab + kAhead < ring.slabs) load_slab(p, copier, ring.base + ring.fill * kH4StageBytes, ring.slab + kAhead);
+  if (ring.slab + kAhead < ring.slabs)
+    load_slab(p, copier, ring.base + ring.fill * kH4StageBytes, ring.slab + kAhead);
   asm volatile("cp.async.commit_group;" ::: "memory");
   const long long left = p.k - static_cast<long long>(ring.slab) * kH4SlabK;
-  const int steps = left >= kH4SlabK ? kStepsPerSlab : static_cast<int>((left + kStepK - 1) / kStepK);
+  const int steps =
+      left >= kH4SlabK ? kStepsPerSlab : static_cast<int>((left + kStepK - 1) / kStepK);
   wgmma_fence();
   slab_steps<Pair>(d, ring.base + ring.stage * kH4StageBytes, group, steps, block_start);
   wgmma_commit();
@@ -169,14 +190,18 @@ template <int Pair>
 __device__ void h4_tile(const ScaledMmParams& p) {
   extern __shared__ __align__(128) uint8_t ring_memory[];
   // Tile order: groups of kH4GroupTiles tile rows, column by column within a group.
-  const long long tiles_m = (p.m + kH4TileM - 1) / kH4TileM, tiles_n = (p.n + kH4TileN - 1) / kH4TileN;
+  const long long tiles_m = (p.m + kH4TileM - 1) / kH4TileM,
+                  tiles_n = (p.n + kH4TileN - 1) / kH4TileN;
   const long long per_group = kH4GroupTiles * tiles_n, id = blockIdx.x;
-  const long long first = id / per_group * kH4GroupTiles, rows_here = min(tiles_m - first, (long long)kH4GroupTiles);
-  const long long tile_m = first + (id % per_group) % rows_here, tile_n = (id % per_group) / rows_here;
+  const long long first = id / per_group * kH4GroupTiles,
+                  rows_here = min(tiles_m - first, (long long)kH4GroupTiles);
+  const long long tile_m = first + (id % per_group) % rows_here,
+                  tile_n = (id % per_group) / rows_here;
   const long long row0 = tile_m * kH4TileM, col0 = tile_n * kH4TileN;
   const int group = threadIdx.x >> 7;  // warpgroup: rows 64 * group .. of the tile
   const SlabCopier copier = slab_copier(p, row0, col0);
-  Ring ring{shared_address(ring_memory), 0, static_cast<int>((p.k + kH4SlabK - 1) / kH4SlabK), 0, kAhead};
+  Ring ring{shared_address(ring_memory), 0, static_cast<int>((p.k + kH4SlabK - 1) / kH4SlabK), 0,
+            kAhead};
   for (int s = 0; s < kAhead; ++s) {
     if (s < ring.slabs) load_slab(p, copier, ring.base + s * kH4StageBytes, s);
     asm volatile("cp.async.commit_group;" ::: "memory");
@@ -186,7 +211,8 @@ __device__ void h4_tile(const ScaledMmParams& p) {
   for (int r = 0; r < 64; ++r) partial[r] = 0.0f;
   if (p.single_chain) {
     // One chain over all of K: the sum is the chain itself.
-    while (ring.slab < ring.slabs) slab_iteration<Pair>(p, copier, ring, group, partial, ring.slab == 0);
+    while (ring.slab < ring.slabs)
+      slab_iteration<Pair>(p, copier, ring, group, partial, ring.slab == 0);
     wgmma_wait<0>();
     fence_registers(partial);
   } else {
@@ -224,7 +250,8 @@ __device__ void h4_tile(const ScaledMmParams& p) {
   for (int r = 0; r < 64; ++r) {
     const long long i = row0 + group * 64 + warp * 16 + (lane >> 2) + 8 * ((r >> 1) & 1);
     const long long j = col0 + 8 * (r >> 2) + 2 * (lane & 3) + (r & 1);
-    if (i < p.m && j < p.n) store_element(p, i, j, partial[r], p.special_rows_a[i] | p.special_rows_b[j]);
+    if (i < p.m && j < p.n)
+      store_element(p, i, j, partial[r], p.special_rows_a[i] | p.special_rows_b[j]);
   }
 }
 #endif
@@ -232,11 +259,15 @@ __device__ void h4_tile(const ScaledMmParams& p) {
 }  // namespace
 
 #ifdef MMAEMU_H4_WGMMA
-#define MMAEMU_H4_KERNEL(NAME, PAIR) \
-  extern "C" __global__ void __launch_bounds__(256, 1) NAME(ScaledMmParams p) { h4_tile<PAIR>(p); }
+#define MMAEMU_H4_KERNEL(NAME, PAIR)                                            \
+  extern "C" __global__ void __launch_bounds__(256, 1) NAME(ScaledMmParams p) { \
+    h4_tile<PAIR>(p);                                                           \
+  }
 #else
-#define MMAEMU_H4_KERNEL(NAME, PAIR) \
-  extern "C" __global__ void NAME(ScaledMmParams) { __trap(); }
+#define MMAEMU_H4_KERNEL(NAME, PAIR)                \
+  extern "C" __global__ void NAME(ScaledMmParams) { \
+    __trap();                                       \
+  }
 #endif
 
 MMAEMU_H4_KERNEL(h4_scaled_mm_e4m3_e4m3, 0)

@@ -41,31 +41,32 @@ __device__ void store_d(float* d, Fragment f, const float (&r)[4]) {
 }  // namespace
 
 // mma.sync m16n8k32 with FP8 operands (sm_89 and later). One warp per tile.
-#define MMAEMU_MMA_FP8(NAME, ATYPE, BTYPE)                                                          \
-  extern "C" __global__ void NAME(const uint8_t* a, const uint8_t* b, const float* c, float* d,   \
-                                  int tiles) {                                                     \
-    const int tile = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;                            \
-    if (tile >= tiles) return;                                                                     \
-    MMAEMU_MMA_FP8_BODY(ATYPE, BTYPE)                                                              \
+#define MMAEMU_MMA_FP8(NAME, ATYPE, BTYPE)                                                      \
+  extern "C" __global__ void NAME(const uint8_t* a, const uint8_t* b, const float* c, float* d, \
+                                  int tiles) {                                                  \
+    const int tile = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;                         \
+    if (tile >= tiles) return;                                                                  \
+    MMAEMU_MMA_FP8_BODY(ATYPE, BTYPE)                                                           \
   }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
-#define MMAEMU_MMA_FP8_BODY(ATYPE, BTYPE)                                                          \
-  const Fragment f = fragment();                                                                   \
-  const uint8_t* at = a + size_t(tile) * 16 * 32;                                                  \
-  const uint8_t* bt = b + size_t(tile) * 8 * 32;                                                   \
-  const uint32_t a0 = load_u32(at + f.group * 32 + f.lane_in_group * 4);                           \
-  const uint32_t a1 = load_u32(at + (f.group + 8) * 32 + f.lane_in_group * 4);                     \
-  const uint32_t a2 = load_u32(at + f.group * 32 + 16 + f.lane_in_group * 4);                      \
-  const uint32_t a3 = load_u32(at + (f.group + 8) * 32 + 16 + f.lane_in_group * 4);                \
-  const uint32_t b0 = load_u32(bt + f.group * 32 + f.lane_in_group * 4);                           \
-  const uint32_t b1 = load_u32(bt + f.group * 32 + 16 + f.lane_in_group * 4);                      \
-  float r[4];                                                                                      \
-  load_c(c + size_t(tile) * 128, f, r);                                                            \
-  asm volatile("mma.sync.aligned.m16n8k32.row.col.f32." ATYPE "." BTYPE ".f32 "                    \
-               "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"                             \
-               : "+f"(r[0]), "+f"(r[1]), "+f"(r[2]), "+f"(r[3])                                    \
-               : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));                            \
+#define MMAEMU_MMA_FP8_BODY(ATYPE, BTYPE)                                           \
+  const Fragment f = fragment();                                                    \
+  const uint8_t* at = a + size_t(tile) * 16 * 32;                                   \
+  const uint8_t* bt = b + size_t(tile) * 8 * 32;                                    \
+  const uint32_t a0 = load_u32(at + f.group * 32 + f.lane_in_group * 4);            \
+  const uint32_t a1 = load_u32(at + (f.group + 8) * 32 + f.lane_in_group * 4);      \
+  const uint32_t a2 = load_u32(at + f.group * 32 + 16 + f.lane_in_group * 4);       \
+  const uint32_t a3 = load_u32(at + (f.group + 8) * 32 + 16 + f.lane_in_group * 4); \
+  const uint32_t b0 = load_u32(bt + f.group * 32 + f.lane_in_group * 4);            \
+  const uint32_t b1 = load_u32(bt + f.group * 32 + 16 + f.lane_in_group * 4);       \
+  float r[4];                                                                       \
+  load_c(c + size_t(tile) * 128, f, r);                                             \
+  asm volatile("mma.sync.aligned.m16n8k32.row.col.f32." ATYPE "." BTYPE             \
+               ".f32 "                                                              \
+               "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"              \
+               : "+f"(r[0]), "+f"(r[1]), "+f"(r[2]), "+f"(r[3])                     \
+               : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));             \
   store_d(d + size_t(tile) * 128, f, r);
 #else
 #define MMAEMU_MMA_FP8_BODY(ATYPE, BTYPE) __trap();
@@ -77,35 +78,36 @@ MMAEMU_MMA_FP8(probe_mma_m16n8k32_e5m2_e4m3, "e5m2", "e4m3")
 MMAEMU_MMA_FP8(probe_mma_m16n8k32_e5m2_e5m2, "e5m2", "e5m2")
 
 // mma.sync m16n8k16 with f16 or bf16 operands (sm_80 and later): two elements per register.
-#define MMAEMU_MMA_16BIT(NAME, TYPE)                                                               \
-  extern "C" __global__ void NAME(const uint8_t* a, const uint8_t* b, const float* c, float* d,   \
-                                  int tiles) {                                                     \
-    const int tile = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;                            \
-    if (tile >= tiles) return;                                                                     \
-    const Fragment f = fragment();                                                                 \
-    const uint8_t* at = a + size_t(tile) * 16 * 16 * 2;                                            \
-    const uint8_t* bt = b + size_t(tile) * 8 * 16 * 2;                                             \
-    const uint32_t a0 = load_u32(at + (f.group * 16 + f.lane_in_group * 2) * 2);                   \
-    const uint32_t a1 = load_u32(at + ((f.group + 8) * 16 + f.lane_in_group * 2) * 2);             \
-    const uint32_t a2 = load_u32(at + (f.group * 16 + 8 + f.lane_in_group * 2) * 2);               \
-    const uint32_t a3 = load_u32(at + ((f.group + 8) * 16 + 8 + f.lane_in_group * 2) * 2);         \
-    const uint32_t b0 = load_u32(bt + (f.group * 16 + f.lane_in_group * 2) * 2);                   \
-    const uint32_t b1 = load_u32(bt + (f.group * 16 + 8 + f.lane_in_group * 2) * 2);               \
-    float r[4];                                                                                    \
-    load_c(c + size_t(tile) * 128, f, r);                                                          \
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." TYPE "." TYPE ".f32 "                    \
-                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"                           \
-                 : "+f"(r[0]), "+f"(r[1]), "+f"(r[2]), "+f"(r[3])                                  \
-                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));                          \
-    store_d(d + size_t(tile) * 128, f, r);                                                         \
+#define MMAEMU_MMA_16BIT(NAME, TYPE)                                                            \
+  extern "C" __global__ void NAME(const uint8_t* a, const uint8_t* b, const float* c, float* d, \
+                                  int tiles) {                                                  \
+    const int tile = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;                         \
+    if (tile >= tiles) return;                                                                  \
+    const Fragment f = fragment();                                                              \
+    const uint8_t* at = a + size_t(tile) * 16 * 16 * 2;                                         \
+    const uint8_t* bt = b + size_t(tile) * 8 * 16 * 2;                                          \
+    const uint32_t a0 = load_u32(at + (f.group * 16 + f.lane_in_group * 2) * 2);                \
+    const uint32_t a1 = load_u32(at + ((f.group + 8) * 16 + f.lane_in_group * 2) * 2);          \
+    const uint32_t a2 = load_u32(at + (f.group * 16 + 8 + f.lane_in_group * 2) * 2);            \
+    const uint32_t a3 = load_u32(at + ((f.group + 8) * 16 + 8 + f.lane_in_group * 2) * 2);      \
+    const uint32_t b0 = load_u32(bt + (f.group * 16 + f.lane_in_group * 2) * 2);                \
+    const uint32_t b1 = load_u32(bt + (f.group * 16 + 8 + f.lane_in_group * 2) * 2);            \
+    float r[4];                                                                                 \
+    load_c(c + size_t(tile) * 128, f, r);                                                       \
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." TYPE "." TYPE                         \
+                 ".f32 "                                                                        \
+                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"                        \
+                 : "+f"(r[0]), "+f"(r[1]), "+f"(r[2]), "+f"(r[3])                               \
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));                       \
+    store_d(d + size_t(tile) * 128, f, r);                                                      \
   }
 
 MMAEMU_MMA_16BIT(probe_mma_m16n8k16_f16, "f16")
 MMAEMU_MMA_16BIT(probe_mma_m16n8k16_bf16, "bf16")
 
 // mma.sync m16n8k8 with tf32 operands (sm_80 and later), given as f32 bits.
-extern "C" __global__ void probe_mma_m16n8k8_tf32(const uint8_t* a, const uint8_t* b, const float* c, float* d,
-                                                  int tiles) {
+extern "C" __global__ void probe_mma_m16n8k8_tf32(const uint8_t* a, const uint8_t* b,
+                                                  const float* c, float* d, int tiles) {
   const int tile = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
   if (tile >= tiles) return;
   const Fragment f = fragment();
@@ -120,7 +122,8 @@ extern "C" __global__ void probe_mma_m16n8k8_tf32(const uint8_t* a, const uint8_
   float r[4];
   load_c(c + size_t(tile) * 128, f, r);
   asm volatile(
-      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};"
       : "+f"(r[0]), "+f"(r[1]), "+f"(r[2]), "+f"(r[3])
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
   store_d(d + size_t(tile) * 128, f, r);
@@ -130,11 +133,11 @@ extern "C" __global__ void probe_mma_m16n8k8_tf32(const uint8_t* a, const uint8_
 // B go through shared memory in the no-swizzle K-major layout: 8-row x 16-byte core matrices,
 // core matrix (row group r, K half h) at byte (r * 2 + h) * 128, so the K-direction stride (LBO)
 // is 128 bytes and the row-group stride (SBO) 256. scale_d = 0 asks for D = A*B (C unread).
-#define MMAEMU_WGMMA_FP8(NAME, ATYPE, BTYPE)                                                       \
-  extern "C" __global__ void __launch_bounds__(128) NAME(const uint8_t* a, const uint8_t* b,       \
-                                                         const float* c, float* d, int tiles,      \
-                                                         int scale_d, int lbo, int sbo) {          \
-    MMAEMU_WGMMA_FP8_BODY(ATYPE, BTYPE)                                                            \
+#define MMAEMU_WGMMA_FP8(NAME, ATYPE, BTYPE)                                                     \
+  extern "C" __global__ void __launch_bounds__(128)                                              \
+      NAME(const uint8_t* a, const uint8_t* b, const float* c, float* d, int tiles, int scale_d, \
+           int lbo, int sbo) {                                                                   \
+    MMAEMU_WGMMA_FP8_BODY(ATYPE, BTYPE)                                                          \
   }
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)

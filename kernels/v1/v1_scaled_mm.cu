@@ -9,20 +9,21 @@
 // No CUDA header: the same source builds with nvcc (the fatbin) and with NVRTC (the fallback).
 #include "epilogue.h"
 #include "integer_step.h"
+#include "k_slices.h"
 #include "scaled_mm_params.h"
 #include "special_rows.h"
-#include "k_slices.h"
 
 namespace {
 
 // Steps over [begin, end) of a row of A and a row of B, each step from the previous one's result.
-__device__ uint32_t chain(const ScaledMmParams& p, const uint8_t* a, const uint8_t* b, long long begin, long long end,
-                          uint32_t c, bool& flag) {
+__device__ uint32_t chain(const ScaledMmParams& p, const uint8_t* a, const uint8_t* b,
+                          long long begin, long long end, uint32_t c, bool& flag) {
   for (long long s = begin; s < end; s += p.terms) {
     const int n = static_cast<int>(min(static_cast<long long>(p.terms), end - s));
     const uint8_t *ca = a + s, *cb = b + s;
     c = block_step(
-        p, [&](int x) { return p.table_a[ca[x]]; }, [&](int x) { return p.table_b[cb[x]]; }, n, c, FlagForHost{flag});
+        p, [&](int x) { return p.table_a[ca[x]]; }, [&](int x) { return p.table_b[cb[x]]; }, n, c,
+        FlagForHost{flag});
   }
   return c;
 }
@@ -46,8 +47,9 @@ extern "C" __global__ void v1_scaled_mm(ScaledMmParams p) {
     } else {
       partial = 0.0f;
       for (long long start = begin; start < end; start += p.promotion_interval)
-        partial = __fadd_rn(partial, __uint_as_float(chain(p, row_a, row_b, start, min(start + p.promotion_interval, end),
-                                                          0, flag)));
+        partial = __fadd_rn(
+            partial, __uint_as_float(chain(p, row_a, row_b, start,
+                                           min(start + p.promotion_interval, end), 0, flag)));
     }
     total = s == 0 ? partial : __fadd_rn(total, partial);
   }

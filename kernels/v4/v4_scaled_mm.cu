@@ -8,24 +8,25 @@
 // Built with -fmad=false, every FP32 operation an explicit _rn intrinsic; no CUDA header.
 #include "epilogue.h"
 #include "integer_step.h"
+#include "k_slices.h"
 #include "scaled_mm_params.h"
 #include "special_rows.h"
-#include "k_slices.h"
 
 namespace {
 
-constexpr int kTile = 64;        // outputs per block side
-constexpr int kSide = 16;        // threads per block side
+constexpr int kTile = 64;            // outputs per block side
+constexpr int kSide = 16;            // threads per block side
 constexpr int kPer = kTile / kSide;  // outputs per thread side
-constexpr int kMaxTerms = 64;    // the widest step the fast path computes
+constexpr int kMaxTerms = 64;        // the widest step the fast path computes
 constexpr int kStride = kMaxTerms + 1;
 
 }  // namespace
 
-extern "C" __global__ void __launch_bounds__(kSide * kSide, 1) v4_scaled_mm(ScaledMmParams p) {
+extern "C" __global__ void __launch_bounds__(kSide* kSide, 1) v4_scaled_mm(ScaledMmParams p) {
   __shared__ DecodedOperand tile_a[kTile * kStride], tile_b[kTile * kStride];
   const int tx = threadIdx.x % kSide, ty = threadIdx.x / kSide;
-  const long long row0 = static_cast<long long>(blockIdx.y) * kTile, col0 = static_cast<long long>(blockIdx.x) * kTile;
+  const long long row0 = static_cast<long long>(blockIdx.y) * kTile,
+                  col0 = static_cast<long long>(blockIdx.x) * kTile;
   const DecodedOperand zero = {0, -1000};
   bool flag[kPer * kPer];
   float partial[kPer * kPer], total[kPer * kPer];
@@ -40,7 +41,8 @@ extern "C" __global__ void __launch_bounds__(kSide * kSide, 1) v4_scaled_mm(Scal
     long long begin, end;
     k_slice(p, s, begin, end);
     // A single chain is one block over the whole slice; an empty slice sums to +0.
-    const long long block = p.single_chain ? max(end - begin, 1ll) : static_cast<long long>(p.promotion_interval);
+    const long long block =
+        p.single_chain ? max(end - begin, 1ll) : static_cast<long long>(p.promotion_interval);
 #pragma unroll
     for (int q = 0; q < kPer * kPer; ++q) partial[q] = 0.0f;
     for (long long start = begin; start < end; start += block) {
@@ -62,15 +64,18 @@ extern "C" __global__ void __launch_bounds__(kSide * kSide, 1) v4_scaled_mm(Scal
           const DecodedOperand* ra = tile_a + (ty + kSide * (q / kPer)) * kStride;
           const DecodedOperand* rb = tile_b + (tx + kSide * (q % kPer)) * kStride;
           c[q] = block_step(
-              p, [&](int x) { return ra[x]; }, [&](int x) { return rb[x]; }, n, c[q], FlagForHost{flag[q]});
+              p, [&](int x) { return ra[x]; }, [&](int x) { return rb[x]; }, n, c[q],
+              FlagForHost{flag[q]});
         }
       }
 #pragma unroll
       for (int q = 0; q < kPer * kPer; ++q)
-        partial[q] = p.single_chain ? __uint_as_float(c[q]) : __fadd_rn(partial[q], __uint_as_float(c[q]));
+        partial[q] =
+            p.single_chain ? __uint_as_float(c[q]) : __fadd_rn(partial[q], __uint_as_float(c[q]));
     }
 #pragma unroll
-    for (int q = 0; q < kPer * kPer; ++q) total[q] = s == 0 ? partial[q] : __fadd_rn(total[q], partial[q]);
+    for (int q = 0; q < kPer * kPer; ++q)
+      total[q] = s == 0 ? partial[q] : __fadd_rn(total[q], partial[q]);
   }
 #pragma unroll
   for (int q = 0; q < kPer * kPer; ++q) {

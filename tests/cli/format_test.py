@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Every C++ source of the library, the executable and the tests is as .clang-format lays it out
-(clang-format 14, Debian bookworm's; scripts/install-deps.sh installs it). Left out: the generated
-builtin vectors (scripts/gen-builtin-vectors.py writes them) and kernels/, whose sources are hashed
-into the committed fatbins' manifest (reformatting one means rebuilding the fatbins).
+(clang-format 14, Debian bookworm's; scripts/install-deps.sh installs it), kernels/ included (their
+sources are hashed into the committed fatbins' manifest: reformatting one means `mmaemu
+build-fatbin --release` for its module). Generated data and inline PTX operand lists are fenced
+with `// clang-format off` / `on`.
 
     format_test.py SOURCE_DIR
 """
@@ -15,9 +16,8 @@ source = pathlib.Path(sys.argv[1])
 exe = shutil.which('clang-format')
 if not exe:
     sys.exit('clang-format is not installed (scripts/install-deps.sh installs it)')
-skip = {source / 'lib' / 'src' / 'preset' / 'builtin_vectors.cpp'}
-files = sorted(p for d in ('apps', 'lib', 'tests') for ext in ('*.cpp', '*.hpp', '*.h')
-               for p in (source / d).rglob(ext) if p not in skip)
+files = sorted(p for d in ('apps', 'lib', 'tests', 'kernels') for ext in ('*.cpp', '*.hpp', '*.h', '*.cu')
+               for p in (source / d).rglob(ext))
 if not files:
     sys.exit('no sources found under ' + str(source))
 bad = [p for p in files
