@@ -1,0 +1,261 @@
+// Live parity: random calls through cuBLASLt on GPU 0, replayed through the emulator
+// (live_check.hpp).
+#include "mmaemu/live_check.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "mmaemu/exact.hpp"
+#include "mmaemu/truth.hpp"
+#include "mmaemu/version.hpp"
+
+namespace mmaemu {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// A value of [lo, hi] on the step lattice, log-uniformly: small and large sizes alike.
+int64_t log_uniform(std::mt19937_64& rng, int64_t lo, int64_t hi, int64_t step) {
+  const double v = std::exp(std::uniform_real_distribution<double>(
+      std::log(static_cast<double>(lo)), std::log(static_cast<double>(hi + step)))(rng));
+  return std::clamp(
+      lo + static_cast<int64_t>((v - static_cast<double>(lo)) / static_cast<double>(step)) * step,
+      lo, lo + (hi - lo) / step * step);
+}
+
+// Tensorwise or (for bf16 and f32 outputs, a third of the time) rowwise scales, powers of two
+// times 1..1.875; a bias a third of the time where torch allows one.
+void draw_scales_and_bias(std::mt19937_64& rng, RecordCall& c) {
+  auto pick = [&](int lo, int hi) {
+    return lo + static_cast<int>(rng() % static_cast<uint64_t>(hi - lo + 1));
+  };
+  // Written as the calls of earlier logs were drawn (the order g++ evaluates the two arguments
+  // in is part of which calls a seed gives).
+  auto scale = [&] {
+    const double v = std::ldexp(1.0 + static_cast<double>(rng() % 8) / 8.0, pick(-3, 3));
+    return encode(Format::f32, ExactValue::from_double(v));
+  };
+  c.rowwise = (c.out_dtype == Format::bf16 || c.out_dtype == Format::f32) && rng() % 3 == 0;
+  if (c.rowwise) {
+    for (int64_t r = 0; r < c.m; ++r) c.scale_a.push_back(scale());
+    for (int64_t r = 0; r < c.n; ++r) c.scale_b.push_back(scale());
+  } else {
+    c.scale_a = {scale()};
+    c.scale_b = {scale()};
+  }
+  // torch: a bias of the output's dtype for bf16/f16 outputs, bf16 or f16 for FP8 outputs.
+  if (c.out_dtype != Format::f32 && rng() % 3 == 0) {
+    c.bias_dtype =
+        c.out_dtype == Format::f8_e4m3 ? (rng() & 1 ? Format::bf16 : Format::f16) : c.out_dtype;
+    c.bias.resize(static_cast<size_t>(c.n) * 2);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    for (int64_t j = 0; j < c.n; ++j)
+      store_bits(*c.bias_dtype, c.bias, static_cast<size_t>(j),
+                 encode(*c.bias_dtype, ExactValue::from_double(normal(rng))));
+  }
+}
+
+// The profile's own count for a recording, whatever the replay used: with split_k_from profile
+// the replay's plan is that choice; else the call is resolved again without the logged count.
+Result<Plan> profile_choice(const TruthSet& set, const Recording& r, const Profile& profile,
+                            const ScaledMmReplay& replay, SplitKFrom from) {
+  if (from == SplitKFrom::profile) return replay.plan;
+  auto loaded = load_scaled_mm_call(set, r);
+  if (!loaded) return loaded.error();
+  return profile.resolve(loaded->call, {.known_split_k = std::nullopt,
+                                        .workspace_bytes = recorded_workspace_bytes(set, r),
+                                        .sm_count = heuristic_sm_count(set, r)});
+}
+
+Result<LiveCallResult> replay_live_call(const TruthSet& set, const Recording& r,
+                                        const Profile& profile, const LiveCheckOptions& o) {
+  const auto start = Clock::now();
+  ScaledMmReplayOptions replay_options;
+  replay_options.split_k_from = o.split_k_from;
+  auto rep = replay_scaled_mm(set, r, profile, o.backend, o.threads, replay_options);
+  if (!rep) return rep.error();
+  auto own = profile_choice(set, r, profile, *rep, o.split_k_from);
+  if (!own) return own.error();
+  LiveCallResult c;
+  c.id = r.id;
+  c.m = r.m;
+  c.n = r.n;
+  c.k = r.k;
+  c.bit_exact = rep->comparison.bit_exact();
+  c.mismatches = static_cast<int64_t>(rep->comparison.mismatches);
+  c.elements = static_cast<int64_t>(rep->comparison.total);
+  c.split_k_used = rep->plan.split_k;
+  c.cublaslt_split_k = r.recorded_split_k;
+  c.profile_split_k = own->split_k;
+  c.profile_split_k_source = own->split_k_source;
+  c.profile_inside_envelope = own->envelope.inside;
+  if (!own->envelope.inside) c.envelope_reason = own->envelope.reason;
+  c.profile_agrees = r.recorded_split_k && own->split_k == *r.recorded_split_k;
+  c.replay_seconds = seconds_since(start);
+  return c;
+}
+
+}  // namespace
+
+Result<std::vector<RecordCall>> random_live_calls(int count, uint64_t seed,
+                                                  const std::vector<int64_t>& workspaces,
+                                                  int threads) {
+  if (workspaces.empty()) return Error(Errc::invalid_argument, "no workspace sizes to draw from");
+  std::mt19937_64 rng(seed);
+  const std::pair<Format, Format> pairs[] = {{Format::f8_e4m3, Format::f8_e4m3},
+                                             {Format::f8_e4m3, Format::f8_e5m2},
+                                             {Format::f8_e5m2, Format::f8_e4m3}};
+  const Format outs[] = {Format::bf16, Format::f16, Format::f32, Format::f8_e4m3};
+  const char* dists[] = {"normal", "wide", "cancel", "small", "special"};
+  constexpr int64_t kMaxMacs = int64_t{1} << 30;  // keeps the CPU replay of one call under a second
+  std::vector<RecordCall> calls;
+  for (int i = 0; i < count; ++i) {
+    RecordCall c;
+    const bool splitting = i % 2 == 0;
+    do {
+      c.m = log_uniform(rng, 1, splitting ? 1024 : 4096, 1);
+      c.n = log_uniform(rng, 16, splitting ? 1024 : 4096, 16);
+      c.k = splitting ? log_uniform(rng, 4096, 65536, 16) : log_uniform(rng, 16, 16384, 16);
+    } while (c.m * c.n * c.k > kMaxMacs);
+    std::tie(c.a_dtype, c.b_dtype) = pairs[rng() % 3];
+    c.out_dtype = outs[rng() % 4];
+    c.use_fast_accum = rng() & 1;
+    c.workspace_bytes = workspaces[rng() % workspaces.size()];
+    c.dist = dists[rng() % 5];
+    c.seed = seed * 1000 + static_cast<uint64_t>(i);
+    draw_scales_and_bias(rng, c);
+    c.id = fmt::format(
+        "live_{:04}_{}x{}x{}_{}x{}_{}_{}{}{}_{}_ws{}", i, c.m, c.n, c.k, describe(c.a_dtype).name,
+        describe(c.b_dtype).name, describe(c.out_dtype).name, c.dist, c.rowwise ? "_rowwise" : "",
+        c.bias_dtype ? "_bias" : "", c.use_fast_accum ? "fast" : "promoted", *c.workspace_bytes);
+    calls.push_back(std::move(c));
+  }
+  // The operands last, on every core (drawn on one thread, 2000 calls took longer than a device
+  // call lasts): each call's from its own seed, so the calls are the same whatever the threads.
+  if (auto drawn = draw_operands(calls, threads); !drawn) return drawn.error();
+  return calls;
+}
+
+Result<LiveCheckReport> replay_live_set(const std::filesystem::path& dir, const LiveCheckOptions& o,
+                                        const Profile& profile, const LiveCheckEvents& events) {
+  const auto start = Clock::now();
+  auto set = load_truth_set(dir);
+  if (!set) return set.error();
+  LiveCheckReport report;
+  report.environment_json = set->environment_json;
+  if (events.replay_started) events.replay_started(set->recordings.size());
+  for (const auto& r : set->recordings) {
+    auto call = replay_live_call(*set, r, profile, o);
+    if (!call) return call.error();
+    report.bit_exact += call->bit_exact;
+    report.split_k_logged += call->cublaslt_split_k.has_value();
+    report.split_k_agreed += call->profile_agrees;
+    report.split += call->cublaslt_split_k.value_or(1) > 1;
+    report.inside += call->profile_inside_envelope;
+    if (events.replayed) events.replayed(*call);
+    report.calls.push_back(std::move(call).value());
+  }
+  report.replaying_seconds = seconds_since(start);
+  return report;
+}
+
+Result<LiveCheckReport> check_live(const LiveCheckOptions& o, const Profile& profile,
+                                   const LiveCheckEvents& events) {
+  if (o.work_dir.empty()) return Error(Errc::invalid_argument, "no directory to record into");
+  auto phase = Clock::now();
+  auto calls = random_live_calls(o.calls, o.seed, o.workspaces, o.threads);
+  if (!calls) return calls.error();
+  const double drawing_seconds = seconds_since(phase);
+  phase = Clock::now();
+  if (events.recording_started) events.recording_started(calls->size());
+  auto summary = record_truth_set({o.work_dir, o.cublaslt, o.workspaces.front(), 0, o.sm_count},
+                                  std::move(calls).value(), [&](const std::string& id) {
+                                    if (events.recorded) events.recorded(id);
+                                  });
+  if (!summary) return summary.error();
+  const double recording_seconds = seconds_since(phase);
+  auto report = replay_live_set(o.work_dir, o, profile, events);
+  if (!report) return report.error();
+  report->recording = *summary;
+  report->drawing_seconds = drawing_seconds;
+  report->recording_seconds = recording_seconds;
+  return report;
+}
+
+std::string live_check_verdict(const LiveCheckOptions& o, const LiveCheckReport& r) {
+  std::string gpu = "this GPU";
+  const auto env = nlohmann::json::parse(r.environment_json, nullptr, false);
+  if (env.is_object() && env.contains("gpu") && env["gpu"].is_string())
+    gpu = env["gpu"].get<std::string>();
+  return fmt::format(
+      "{}/{} calls bit-exact on {} with split-K counts from the {} ({} recorded twice: {} "
+      "nondeterministic, {} skipped by the heuristic); the profile's split-K choice equal to "
+      "cuBLASLt's on {}/{} calls ({} of them split), {} inside its envelope",
+      r.bit_exact, r.calls.size(), gpu,
+      o.split_k_from == SplitKFrom::profile ? "profile" : "recordings", r.recording.recorded,
+      r.recording.nondeterministic, r.recording.skipped, r.split_k_agreed, r.split_k_logged,
+      r.split, r.inside);
+}
+
+std::string live_check_report_json(const LiveCheckOptions& o, const Profile& profile,
+                                   const LiveCheckReport& r) {
+  using nlohmann::json;
+  json results = json::array();
+  for (const auto& c : r.calls) {
+    json call = {{"id", c.id},
+                 {"m", c.m},
+                 {"n", c.n},
+                 {"k", c.k},
+                 {"verdict", c.bit_exact ? "bit-exact" : "mismatch"},
+                 {"mismatches", c.mismatches},
+                 {"split_k_used", c.split_k_used},
+                 {"profile_split_k", c.profile_split_k},
+                 {"profile_inside_envelope", c.profile_inside_envelope},
+                 {"profile_agrees", c.profile_agrees},
+                 {"replay_seconds", c.replay_seconds}};
+    if (c.cublaslt_split_k) call["cublaslt_split_k"] = *c.cublaslt_split_k;
+    if (!c.profile_inside_envelope) call["envelope_reason"] = c.envelope_reason;
+    results.push_back(std::move(call));
+  }
+  json environment = json::parse(r.environment_json, nullptr, false);
+  if (environment.is_discarded()) environment = json::object();
+  const json gpu = environment.value("gpu", json("unknown"));
+  const json sm = environment.value("sm", json("unknown"));
+  return json({{"format", "mmaemu-selftest-live/2"},
+               {"gpu", gpu},
+               {"sm", sm},
+               {"profile", profile.name},
+               {"cublaslt", o.cublaslt},
+               {"workspaces", o.workspaces},
+               {"sm_count_target", o.sm_count},
+               {"split_k_from", o.split_k_from == SplitKFrom::profile ? "profile" : "recording"},
+               {"backend", std::string(to_string(o.backend))},
+               {"seed", o.seed},
+               {"environment", environment},
+               {"mmaemu_version", kVersion},
+               {"mmaemu_commit", kGitCommit},
+               {"verdict", live_check_verdict(o, r)},
+               {"calls_bit_exact", r.bit_exact},
+               {"calls", r.calls.size()},
+               {"split_k_agreed", r.split_k_agreed},
+               {"split_k_logged", r.split_k_logged},
+               {"calls_split", r.split},
+               {"seconds",
+                {{"drawing", r.drawing_seconds},
+                 {"recording", r.recording_seconds},
+                 {"replaying", r.replaying_seconds}}},
+               {"results", results}})
+             .dump(1) +
+         "\n";
+}
+
+}  // namespace mmaemu
