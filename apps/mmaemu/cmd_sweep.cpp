@@ -209,12 +209,7 @@ Result<SweepGrid> make_grid(const SweepCliOptions& o) {
 }
 
 json key_json(const SweepKey& k) {
-  json j = {{"workspace_bytes", k.workspace_bytes}, {"rowwise", k.rowwise},
-            {"use_fast_accum", k.use_fast_accum},   {"a_dtype", describe(k.a_dtype).name},
-            {"b_dtype", describe(k.b_dtype).name},  {"out_dtype", describe(k.out_dtype).name}};
-  if (k.bias_dtype) j["bias_dtype"] = describe(*k.bias_dtype).name;
-  if (k.sm_count_target > 0) j["sm_count_target"] = k.sm_count_target;
-  return j;
+  return json::parse(sweep_key_json(k));
 }
 
 json choice_json(const AlgorithmChoice& c) {
@@ -366,102 +361,117 @@ json log_header(const char* format, const R& result) {
           {"call_setup", kCallSetup}};
 }
 
-// The large form of a sweep (mmaemu-sweep/2, safetensors): every answer as arrays, the keys, the
-// distinct algorithms and the environment in the metadata. A grid keeps its axes; a random sweep
-// keeps each question's key and shape.
-Result<int> run_array_sweep(const SweepCliOptions& o) {
-  auto keys = make_keys(o);
-  if (!keys) return keys.error();
-  if (keys->size() > UINT16_MAX)
-    return Error(Errc::invalid_argument, "sweep: more than 65535 configurations");
+// The questions of an array sweep: every cell of a grid over the axes, or --random shapes drawn
+// from them, for every key.
+struct ArrayQuestions {
+  SweepLogLayout layout;
+  size_t count = 0, cells = 0;
+  std::function<HeuristicQuery(size_t)> query_of;
+};
+
+// Fills `q` in place (query_of refers to q.layout).
+Result<void> array_questions(const SweepCliOptions& o, size_t keys, ArrayQuestions& q) {
   auto m = parse_axis_spec(o.m, "--m", 16, 8192), n = parse_axis_spec(o.n, "--n", 16, 8192),
        k = parse_axis_spec(o.k, "--k", 32, 65536);
   if (!m) return m.error();
   if (!n) return n.error();
   if (!k) return k.error();
-  const bool random = o.random > 0;
-  std::vector<HeuristicQuery> drawn;
-  size_t count = 0;
-  std::function<HeuristicQuery(size_t)> query_of;
-  const size_t cells = m->values.size() * n->values.size() * k->values.size();
-  if (random) {
+  q.cells = m->values.size() * n->values.size() * k->values.size();
+  if (o.random > 0) {
     std::mt19937_64 rng(o.seed);
-    drawn.reserve(o.random * keys->size());
+    q.layout.list.reserve(o.random * keys);
     for (size_t i = 0; i < o.random; ++i) {
       const int64_t mm = draw_from(*m, rng), nn = draw_from(*n, rng), kk = draw_from(*k, rng);
-      for (uint32_t key = 0; key < keys->size(); ++key) drawn.push_back({key, mm, nn, kk});
+      for (uint32_t key = 0; key < keys; ++key) q.layout.list.push_back({key, mm, nn, kk});
     }
-    count = drawn.size();
-    query_of = [&](size_t i) { return drawn[i]; };
-  } else {
-    if (cells > (size_t{1} << 31) / keys->size())
-      return Error(
-          Errc::invalid_argument,
-          fmt::format("sweep: {} cells x {} configurations is too many", cells, keys->size()));
-    count = cells * keys->size();
-    query_of = [&](size_t i) {
-      const size_t cell = i % cells;
-      const size_t nk = n->values.size() * k->values.size();
-      return HeuristicQuery{static_cast<uint32_t>(i / cells), m->values[cell / nk],
-                            n->values[(cell / k->values.size()) % n->values.size()],
-                            k->values[cell % k->values.size()]};
-    };
+    q.count = q.layout.list.size();
+    q.query_of = [&list = q.layout.list](size_t i) { return list[i]; };
+    return {};
   }
-  if (o.skip_ruled) {
-    // Leave out the questions a rule of the profile's split-K model answers (one slice): in the
-    // region where splitting can happen, a grid is a few times smaller.
-    auto profile = load_profile(o.profile);
-    if (!profile) return profile.error();
-    if (!profile->split_k_model)
-      return Error(Errc::unsupported, "--skip-ruled: profile " + profile->name +
-                                          " has no split-K model (split_k.model)");
-    std::vector<SplitKDecider> deciders;
-    deciders.reserve(keys->size());
-    for (const SweepKey& key : *keys)
-      deciders.emplace_back(*profile->split_k_model,
-                            split_k_config(key, profile->split_k_model->reference_sm_count));
-    query_of = [inner = std::move(query_of), deciders = std::move(deciders)](size_t i) {
-      HeuristicQuery q = inner(i);
-      q.ask = deciders[q.key].rule_for(q.m, q.n, q.k) == SplitKRule::none;
-      return q;
-    };
+  if (q.cells > (size_t{1} << 31) / keys)
+    return Error(Errc::invalid_argument,
+                 fmt::format("sweep: {} cells x {} configurations is too many", q.cells, keys));
+  q.layout.m = m->values;
+  q.layout.n = n->values;
+  q.layout.k = k->values;
+  q.count = q.cells * keys;
+  q.query_of = [&l = q.layout, cells = q.cells](size_t i) {
+    const size_t cell = i % cells;
+    const size_t nk = l.n.size() * l.k.size();
+    return HeuristicQuery{static_cast<uint32_t>(i / cells), l.m[cell / nk],
+                          l.n[(cell / l.k.size()) % l.n.size()], l.k[cell % l.k.size()]};
+  };
+  return {};
+}
+
+// --skip-ruled: leave out the questions a rule of the profile's split-K model answers (one
+// slice); in the region where splitting can happen, a grid is a few times smaller.
+Result<void> skip_ruled_questions(const SweepCliOptions& o, const std::vector<SweepKey>& keys,
+                                  ArrayQuestions& q) {
+  auto profile = load_profile(o.profile);
+  if (!profile) return profile.error();
+  if (!profile->split_k_model)
+    return Error(Errc::unsupported, "--skip-ruled: profile " + profile->name +
+                                        " has no split-K model (split_k.model)");
+  std::vector<SplitKDecider> deciders;
+  deciders.reserve(keys.size());
+  for (const SweepKey& key : keys)
+    deciders.emplace_back(*profile->split_k_model,
+                          split_k_config(key, profile->split_k_model->reference_sm_count));
+  q.query_of = [inner = std::move(q.query_of), deciders = std::move(deciders)](size_t i) {
+    HeuristicQuery h = inner(i);
+    h.ask = deciders[h.key].rule_for(h.m, h.n, h.k) == SplitKRule::none;
+    return h;
+  };
+  return {};
+}
+
+// A short account per configuration on the log: how many shapes split, and the largest count.
+void log_split_counts(const std::vector<SweepKey>& keys, const ArrayQuestions& q,
+                      const HeuristicSweep& result) {
+  for (size_t key = 0; key < keys.size(); ++key) {
+    size_t split = 0, asked = 0;
+    int largest = 0;
+    for (size_t i = 0; i < q.count; ++i) {
+      const uint32_t of =
+          q.layout.is_list() ? q.layout.list[i].key : static_cast<uint32_t>(i / q.cells);
+      const int32_t a = result.answers[i].algorithm;
+      if (of != key || a < 0) continue;
+      ++asked;
+      const int s = result.algorithms[static_cast<size_t>(a)].splits;
+      split += s > 1;
+      largest = std::max(largest, s);
+    }
+    spdlog::info("{}: {} of {} shapes split (largest count {})", describe_key(keys[key]), split,
+                 asked, largest);
   }
-  spdlog::info(
-      "sweep: {} questions ({} configurations{})", count, keys->size(),
-      random ? fmt::format(", {} random shapes", o.random) : fmt::format(", {} cells", cells));
-  Progress progress(count);
-  auto result = ask_heuristic({o.cublaslt, 0, o.jobs, o.max_seconds}, *keys, count, query_of,
+}
+
+// The large form of a sweep (mmaemu-sweep/2, safetensors; write_sweep_log): every answer as
+// arrays, the keys, the distinct algorithms and the environment in the metadata. A grid keeps its
+// axes; a random sweep keeps each question's key and shape.
+Result<int> run_array_sweep(const SweepCliOptions& o) {
+  auto keys = make_keys(o);
+  if (!keys) return keys.error();
+  if (keys->size() > UINT16_MAX)
+    return Error(Errc::invalid_argument, "sweep: more than 65535 configurations");
+  ArrayQuestions q;
+  if (auto ok = array_questions(o, keys->size(), q); !ok) return ok.error();
+  if (o.skip_ruled)
+    if (auto ok = skip_ruled_questions(o, *keys, q); !ok) return ok.error();
+  spdlog::info("sweep: {} questions ({} configurations{})", q.count, keys->size(),
+               q.layout.is_list() ? fmt::format(", {} random shapes", o.random)
+                                  : fmt::format(", {} cells", q.cells));
+  Progress progress(q.count);
+  auto result = ask_heuristic({o.cublaslt, 0, o.jobs, o.max_seconds}, *keys, q.count, q.query_of,
                               [&](size_t done, size_t) { progress.set(done, "sweep"); });
   progress.clear();
   if (!result) return result.error();
-
-  std::vector<int32_t> algorithm(count);
-  std::vector<uint32_t> workspace(count);
-  std::vector<float> waves(count);
-  for (size_t i = 0; i < count; ++i) {
-    const HeuristicAnswer& a = result->answers[i];
-    if (a.workspace_bytes > UINT32_MAX)
-      return Error(
-          Errc::internal,
-          fmt::format("sweep: the heuristic asked for {} bytes of workspace", a.workspace_bytes));
-    algorithm[i] = a.algorithm;
-    workspace[i] = static_cast<uint32_t>(a.workspace_bytes);
-    waves[i] = a.waves;
-  }
-  json algorithms = json::array();
-  for (const AlgorithmConfig& c : result->algorithms) {
-    json a = json::object();
-    for (const auto& [name, value] : c.attributes()) a[name] = value;
-    algorithms.push_back(a);
-  }
-  json keys_json = json::array();
-  for (const SweepKey& key : *keys) keys_json.push_back(key_json(key));
   json about = log_header("mmaemu-sweep/2", *result);
   about.update(
-      {{"layout", random ? "list" : "grid"},
-       {"axes", {{"m", o.m}, {"n", o.n}, {"k", o.k}}},
+      {{"axes", {{"m", o.m}, {"n", o.n}, {"k", o.k}}},
        {"seed", o.seed},
-       {"questions", count},
+       {"questions", q.count},
        {"asked", result->asked},
        {"seconds", result->seconds},
        {"jobs", result->jobs},
@@ -472,58 +482,13 @@ Result<int> run_array_sweep(const SweepCliOptions& o) {
         "heuristic's wavesCount. "
         "grid: arrays [key][m][n][k] over the axes m, n, k; list: one row per question "
         "with its key, m, n, k"}});
-  std::vector<uint16_t> key_column;
-  std::vector<int32_t> m_column, n_column, k_column;
-  std::vector<TensorToWrite> tensors;
-  auto bytes = [](const auto& v) {
-    return std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v.data()),
-                                    v.size() * sizeof(v[0]));
-  };
-  std::vector<int64_t> shape;
-  if (random) {
-    for (const auto& q : drawn) {
-      key_column.push_back(static_cast<uint16_t>(q.key));
-      m_column.push_back(static_cast<int32_t>(q.m));
-      n_column.push_back(static_cast<int32_t>(q.n));
-      k_column.push_back(static_cast<int32_t>(q.k));
-    }
-    shape = {static_cast<int64_t>(count)};
-    tensors.push_back({"key", "U16", shape, bytes(key_column)});
-  } else {
-    m_column.assign(m->values.begin(), m->values.end());
-    n_column.assign(n->values.begin(), n->values.end());
-    k_column.assign(k->values.begin(), k->values.end());
-    shape = {static_cast<int64_t>(keys->size()), static_cast<int64_t>(m_column.size()),
-             static_cast<int64_t>(n_column.size()), static_cast<int64_t>(k_column.size())};
-  }
-  tensors.push_back({"m", "I32", {static_cast<int64_t>(m_column.size())}, bytes(m_column)});
-  tensors.push_back({"n", "I32", {static_cast<int64_t>(n_column.size())}, bytes(n_column)});
-  tensors.push_back({"k", "I32", {static_cast<int64_t>(k_column.size())}, bytes(k_column)});
-  tensors.push_back({"algorithm", "I32", shape, bytes(algorithm)});
-  tensors.push_back({"workspace", "U32", shape, bytes(workspace)});
-  tensors.push_back({"waves", "F32", shape, bytes(waves)});
-  const std::map<std::string, std::string> metadata = {
-      {"mmaemu", about.dump()}, {"keys", keys_json.dump()}, {"algorithms", algorithms.dump()}};
-  if (auto ok = write_safetensors(o.out, tensors, metadata); !ok) return ok.error();
-  // A short account per configuration: how many shapes split, and the largest count.
-  for (size_t key = 0; key < keys->size(); ++key) {
-    size_t split = 0, asked = 0;
-    int largest = 0;
-    for (size_t i = 0; i < count; ++i) {
-      const uint32_t q = random ? drawn[i].key : static_cast<uint32_t>(i / cells);
-      if (q != key || algorithm[i] < 0) continue;
-      ++asked;
-      const int s = result->algorithms[static_cast<size_t>(algorithm[i])].splits;
-      split += s > 1;
-      largest = std::max(largest, s);
-    }
-    spdlog::info("{}: {} of {} shapes split (largest count {})", describe_key((*keys)[key]), split,
-                 asked, largest);
-  }
+  if (auto ok = write_sweep_log(o.out, *keys, *result, q.layout, about.dump()); !ok)
+    return ok.error();
+  log_split_counts(*keys, q, *result);
   std::cout << fmt::format(
                    "sweep: {} of {} questions asked in {:.1f} s on {} threads ({:.0f} per second), "
                    "{} distinct algorithms",
-                   result->asked, count, result->seconds, result->jobs,
+                   result->asked, q.count, result->seconds, result->jobs,
                    static_cast<double>(result->asked) / std::max(result->seconds, 1e-9),
                    result->algorithms.size())
             << std::endl;

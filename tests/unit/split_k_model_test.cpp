@@ -1,13 +1,18 @@
 // The split-K model: its file format, its rules, exact lookups in grids and points, predictions
-// between grid points, and the hopper profile's model on shapes the H200 was asked about.
+// between grid points, the hopper profile's model on shapes the H200 was asked about, and the
+// sweep logs it is checked against, written and read back.
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include <openssl/evp.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <tuple>
+
 #include "mmaemu/profile.hpp"
 #include "mmaemu/split_k.hpp"
+#include "mmaemu/sweep.hpp"
 
 using namespace mmaemu;
 using nlohmann::json;
@@ -265,4 +270,60 @@ TEST_CASE("the hopper profile's model gives cuBLASLt's counts on the H200 and at
         differs = a.splits != b.splits;
       }
   CHECK(differs);
+}
+
+TEST_CASE("a sweep log written from a sweep's answers reads back cell by cell", "[sweep]") {
+  const std::vector<SweepKey> keys = {SweepKey{}, SweepKey{.workspace_bytes = 32 << 20,
+                                                           .use_fast_accum = true,
+                                                           .bias_dtype = Format::bf16,
+                                                           .sm_count_target = 114}};
+  HeuristicSweep sweep;
+  sweep.algorithms = {AlgorithmConfig{.id = 66, .tile = 10, .splits = 1},
+                      AlgorithmConfig{.id = 66, .tile = 10, .splits = 7, .reduction_scheme = 2}};
+  const std::string about =
+      R"({"format": "mmaemu-sweep/2", "environment": {"gpu": "NVIDIA H200", "multiprocessors": 132}})";
+  const auto dir = std::filesystem::temp_directory_path() / "mmaemu-sweep-log-test";
+  std::filesystem::create_directories(dir);
+  // A grid: 2 keys x m {1, 16} x n {16} x k {4096, 65536}; answers in that order.
+  SweepLogLayout grid{.m = {1, 16}, .n = {16}, .k = {4096, 65536}};
+  const std::vector<int32_t> answers = {
+      0, 1, 0, 1, HeuristicAnswer::kRuled, 1, 0, HeuristicAnswer::kNotAsked};
+  for (int32_t a : answers) sweep.answers.push_back({a, a == 1 ? 4096u : 0u, 0.5f});
+  REQUIRE(write_sweep_log(dir / "grid.safetensors", keys, sweep, grid, about).ok());
+  auto log = SweepLog::read(dir / "grid.safetensors");
+  REQUIRE(log.ok());
+  CHECK(log->gpu() == "NVIDIA H200");
+  CHECK(log->multiprocessors() == 132);
+  REQUIRE(log->keys().size() == 2);
+  CHECK(log->keys()[1].workspace_bytes == 32 << 20);
+  CHECK(log->keys()[1].use_fast_accum);
+  CHECK(log->keys()[1].bias_dtype == Format::bf16);
+  CHECK(log->keys()[1].sm_count_target == 114);
+  std::vector<std::tuple<uint32_t, int64_t, int64_t, int64_t, int>> seen;
+  log->visit([&](uint32_t key, int64_t m, int64_t n, int64_t k, int splits) {
+    seen.emplace_back(key, m, n, k, splits);
+  });
+  // Asked questions only (not the ruled or unasked ones), with their algorithm's split count.
+  const std::vector<std::tuple<uint32_t, int64_t, int64_t, int64_t, int>> expected = {
+      {0, 1, 16, 4096, 1},   {0, 1, 16, 65536, 7}, {0, 16, 16, 4096, 1},
+      {0, 16, 16, 65536, 7}, {1, 1, 16, 65536, 7}, {1, 16, 16, 4096, 1}};
+  CHECK(seen == expected);
+  // A list: each question's key and shape.
+  SweepLogLayout list{.list = {{0, 3, 48, 20480}, {1, 3, 48, 20480}}};
+  sweep.answers = {{1, 4096, 0.1f}, {0, 0, 0.1f}};
+  REQUIRE(write_sweep_log(dir / "list.safetensors", keys, sweep, list, about).ok());
+  auto listed = SweepLog::read(dir / "list.safetensors");
+  REQUIRE(listed.ok());
+  seen.clear();
+  listed->visit([&](uint32_t key, int64_t m, int64_t n, int64_t k, int splits) {
+    seen.emplace_back(key, m, n, k, splits);
+  });
+  CHECK(seen == decltype(seen){{0, 3, 48, 20480, 7}, {1, 3, 48, 20480, 1}});
+  // Answers that do not match the questions are refused, and nothing is written.
+  sweep.answers.pop_back();
+  auto refused = write_sweep_log(dir / "short.safetensors", keys, sweep, list, about);
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(refused.error().message(), Catch::Contains("1 answers for 2 questions"));
+  CHECK_FALSE(std::filesystem::exists(dir / "short.safetensors"));
+  std::filesystem::remove_all(dir);
 }

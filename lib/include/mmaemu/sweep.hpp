@@ -143,6 +143,29 @@ class SweepLog {
   std::vector<int32_t> algorithm_;  // every question's algorithm index
 };
 
+// How a log holds its questions: a grid keeps its axes (the questions are every key x m x n x k,
+// in that order); a list keeps each question's key and shape.
+struct SweepLogLayout {
+  std::vector<int64_t> m, n, k;      // the grid's axes
+  std::vector<HeuristicQuery> list;  // or the questions of a list (then the axes stay empty)
+  bool is_list() const { return !list.empty(); }
+  size_t questions(size_t keys) const {
+    return is_list() ? list.size() : keys * m.size() * n.size() * k.size();
+  }
+};
+
+// A sweep's answers as a log (mmaemu-sweep/2, safetensors), what SweepLog::read reads: the
+// answers as arrays (algorithm index, workspace bytes, waves), the keys and the distinct
+// algorithms in the metadata, beside `about` (a JSON object's text: format, environment, axes,
+// ...; its "layout" is set here). Written to a temporary file, then renamed.
+Result<void> write_sweep_log(const std::filesystem::path& path, const std::vector<SweepKey>& keys,
+                             const HeuristicSweep& sweep, const SweepLogLayout& layout,
+                             const std::string& about);
+
+// A key as the logs write it (JSON object text): workspace_bytes, rowwise, use_fast_accum, the
+// dtypes, bias_dtype and sm_count_target where set.
+std::string sweep_key_json(const SweepKey& key);
+
 // The grid as tables, one per key (ask_heuristic underneath).
 Result<SweepResult> sweep_algorithms(
     const SweepOptions& options, const SweepGrid& grid,

@@ -1,6 +1,9 @@
-// Reading mmaemu-sweep/2 logs (what mmaemu sweep writes with --out FILE.safetensors) back, to check
-// a split-K model against every swept cell.
+// mmaemu-sweep/2 logs (what mmaemu sweep writes with --out FILE.safetensors): written from a
+// sweep's answers, and read back to check a split-K model against every swept cell.
+#include <fmt/format.h>
+
 #include <cstring>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "mmaemu/safetensors.hpp"
@@ -56,6 +59,89 @@ Result<std::vector<T>> column(const SafetensorsFile& file, const std::filesystem
 }
 
 }  // namespace
+
+std::string sweep_key_json(const SweepKey& k) {
+  nlohmann::json j = {
+      {"workspace_bytes", k.workspace_bytes}, {"rowwise", k.rowwise},
+      {"use_fast_accum", k.use_fast_accum},   {"a_dtype", describe(k.a_dtype).name},
+      {"b_dtype", describe(k.b_dtype).name},  {"out_dtype", describe(k.out_dtype).name}};
+  if (k.bias_dtype) j["bias_dtype"] = describe(*k.bias_dtype).name;
+  if (k.sm_count_target > 0) j["sm_count_target"] = k.sm_count_target;
+  return j.dump();
+}
+
+namespace {
+
+template <class T>
+std::span<const uint8_t> bytes_of_vector(const std::vector<T>& v) {
+  return {reinterpret_cast<const uint8_t*>(v.data()), v.size() * sizeof(T)};
+}
+
+}  // namespace
+
+Result<void> write_sweep_log(const std::filesystem::path& path, const std::vector<SweepKey>& keys,
+                             const HeuristicSweep& sweep, const SweepLogLayout& layout,
+                             const std::string& about_text) {
+  const size_t count = layout.questions(keys.size());
+  if (sweep.answers.size() != count)
+    return Error(Errc::internal, fmt::format("sweep log: {} answers for {} questions",
+                                             sweep.answers.size(), count));
+  if (keys.size() > std::numeric_limits<uint16_t>::max())
+    return Error(Errc::invalid_argument, "sweep log: more than 65535 configurations");
+  std::vector<int32_t> algorithm(count);
+  std::vector<uint32_t> workspace(count);
+  std::vector<float> waves(count);
+  for (size_t i = 0; i < count; ++i) {
+    const HeuristicAnswer& a = sweep.answers[i];
+    if (a.workspace_bytes > std::numeric_limits<uint32_t>::max())
+      return Error(Errc::internal, fmt::format("sweep log: the heuristic asked for {} bytes of "
+                                               "workspace",
+                                               a.workspace_bytes));
+    algorithm[i] = a.algorithm;
+    workspace[i] = static_cast<uint32_t>(a.workspace_bytes);
+    waves[i] = a.waves;
+  }
+  nlohmann::json algorithms = nlohmann::json::array();
+  for (const AlgorithmConfig& c : sweep.algorithms) {
+    nlohmann::json a = nlohmann::json::object();
+    for (const auto& [name, value] : c.attributes()) a[name] = value;
+    algorithms.push_back(a);
+  }
+  nlohmann::json keys_json = nlohmann::json::array();
+  for (const SweepKey& key : keys) keys_json.push_back(nlohmann::json::parse(sweep_key_json(key)));
+  nlohmann::json about = nlohmann::json::parse(about_text, nullptr, false);
+  if (!about.is_object()) return Error(Errc::internal, "sweep log: 'about' is not a JSON object");
+  about["layout"] = layout.is_list() ? "list" : "grid";
+  std::vector<uint16_t> key_column;
+  std::vector<int32_t> m_column, n_column, k_column;
+  std::vector<int64_t> shape;
+  if (layout.is_list()) {
+    for (const auto& q : layout.list) {
+      key_column.push_back(static_cast<uint16_t>(q.key));
+      m_column.push_back(static_cast<int32_t>(q.m));
+      n_column.push_back(static_cast<int32_t>(q.n));
+      k_column.push_back(static_cast<int32_t>(q.k));
+    }
+    shape = {static_cast<int64_t>(count)};
+  } else {
+    m_column.assign(layout.m.begin(), layout.m.end());
+    n_column.assign(layout.n.begin(), layout.n.end());
+    k_column.assign(layout.k.begin(), layout.k.end());
+    shape = {static_cast<int64_t>(keys.size()), static_cast<int64_t>(m_column.size()),
+             static_cast<int64_t>(n_column.size()), static_cast<int64_t>(k_column.size())};
+  }
+  std::vector<TensorToWrite> tensors;
+  if (layout.is_list()) tensors.push_back({"key", "U16", shape, bytes_of_vector(key_column)});
+  for (auto [name, column] : {std::pair{"m", &m_column}, {"n", &n_column}, {"k", &k_column}})
+    tensors.push_back(
+        {name, "I32", {static_cast<int64_t>(column->size())}, bytes_of_vector(*column)});
+  tensors.push_back({"algorithm", "I32", shape, bytes_of_vector(algorithm)});
+  tensors.push_back({"workspace", "U32", shape, bytes_of_vector(workspace)});
+  tensors.push_back({"waves", "F32", shape, bytes_of_vector(waves)});
+  const std::map<std::string, std::string> metadata = {
+      {"mmaemu", about.dump()}, {"keys", keys_json.dump()}, {"algorithms", algorithms.dump()}};
+  return write_safetensors(path, tensors, metadata);
+}
 
 Result<SweepLog> SweepLog::read(const std::filesystem::path& path) {
   auto file = SafetensorsFile::read(path);

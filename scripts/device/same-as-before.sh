@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# A refactoring of a GPU path checked on the device: two mmaemu binaries (before and after) run the
+# same sweeps (a grid, a random list, --skip-ruled), and the new one the selftest --live of a
+# committed log (REF_LIVE, seed 51, 400 calls); what they write must be equal apart from times,
+# thread counts and the commit:
+#   REF_LIVE=LOG.json.xz scripts/device/same-as-before.sh OLD_BINARY NEW_BINARY WORK_DIR PACK_DIR
+set -u
+OLD=${1:?usage: same-as-before.sh OLD NEW WORK_DIR PACK_DIR}
+NEW=${2:?usage: same-as-before.sh OLD NEW WORK_DIR PACK_DIR}
+W=${3:?usage: same-as-before.sh OLD NEW WORK_DIR PACK_DIR}
+P=${4:?usage: same-as-before.sh OLD NEW WORK_DIR PACK_DIR}
+export LD_LIBRARY_PATH=$PWD/.device/lib:${LD_LIBRARY_PATH:-}
+LT=${CUBLASLT:-/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cu13/lib/libcublasLt.so.13}
+mkdir -p "$W" "$P"
+AXES=(--m 1..64/7 --n 16..512/48 --k 4096..65536/4096 --scale-modes tensorwise,rowwise --fast-accum off,on
+      --pairs e4m3xe4m3,e5m2xe4m3 --out-dtypes bf16,f16 --workspaces 1048576,33554432)
+for which in old new; do
+  M=$OLD
+  [ $which = new ] && M=$NEW
+  "$M" sweep --cublaslt "$LT" --out "$W/$which-grid.safetensors" "${AXES[@]}" > "$W/$which-grid.out" 2>&1
+  "$M" sweep --cublaslt "$LT" --out "$W/$which-list.safetensors" "${AXES[@]}" --random 3000 --seed 3 \
+    > "$W/$which-list.out" 2>&1
+  "$M" sweep --cublaslt "$LT" --out "$W/$which-ruled.safetensors" "${AXES[@]}" --skip-ruled > "$W/$which-ruled.out" 2>&1
+  echo "$which: $(tail -n 1 "$W/$which-grid.out")"
+done
+"$NEW" selftest --live --cublaslt "$LT" --calls 400 --seed 51 --split-k-from profile \
+  --workspaces 0,1048576,4194304,33554432 --backend cuda --log "$W/new-live.json" > "$W/new-live.out" 2>&1
+xz -dc "${REF_LIVE:?REF_LIVE: the committed log to compare with}" > "$W/old-live.json"
+echo "live: $(tail -n 1 "$W/new-live.out")"
+python3 - "$W" > "$W/same-as-before.txt" <<'PY'
+import json, struct, sys
+w = sys.argv[1]
+def safetensors(path):
+    with open(path, 'rb') as f:
+        n = struct.unpack('<Q', f.read(8))[0]
+        head = json.loads(f.read(n)); data = f.read()
+    meta = head.pop('__metadata__')
+    about = json.loads(meta.pop('mmaemu'))
+    for volatile in ('seconds', 'jobs', 'mmaemu_commit'): about.pop(volatile, None)
+    return head, data, meta, about
+def live(path):
+    j = json.load(open(path))
+    for volatile in ('seconds', 'mmaemu_commit'): j.pop(volatile, None)
+    for r in j['results']: r.pop('replay_seconds', None)
+    return j
+same = True
+for name in ('grid', 'list', 'ruled'):
+    a, b = safetensors(f'{w}/old-{name}.safetensors'), safetensors(f'{w}/new-{name}.safetensors')
+    ok = a == b
+    same &= ok
+    print(f'sweep {name}: {"equal" if ok else "DIFFERENT"} ({len(a[1])} bytes of arrays)')
+a, b = live(f'{w}/old-live.json'), live(f'{w}/new-live.json')
+ok = a == b
+same &= ok
+print(f'selftest --live: {"equal" if ok else "DIFFERENT"} ({len(a["results"])} calls; {a["verdict"]})')
+print('same as before' if same else 'NOT the same as before')
+PY
+cat "$W/same-as-before.txt"
+tar czf "$P/same-as-before.tgz" -C "$W" --exclude='*.safetensors' .
