@@ -43,75 +43,80 @@ nlohmann::json preset_json(const Preset& p) {
           {"unpinned", unpinned}};
 }
 
-Result<int> run_info(bool as_json) {
-  const DeviceReport device = probe_devices();
-  nlohmann::json j;
-  j["version"] = kVersion;
-  j["commit"] = kGitCommit;
-  j["build"] = {
-      {"compiler", kCompiler}, {"build_type", kBuildType}, {"cuda_toolkit", kCudaToolkitAtBuild}};
+nlohmann::json cuda_json(const DeviceReport& device) {
   nlohmann::json gpus = nlohmann::json::array();
   for (const auto& g : device.gpus)
     gpus.push_back({{"ordinal", g.ordinal},
                     {"name", g.name},
                     {"compute_capability", fmt::format("{}.{}", g.compute_major, g.compute_minor)},
                     {"multiprocessors", g.multiprocessors}});
-  j["cuda"] = {{"driver_loaded", device.driver_loaded},
-               {"driver_library", device.driver_library},
-               {"driver_version", device.driver_version},
-               {"gpus", gpus},
-               {"nvrtc_loaded", device.nvrtc_loaded},
-               {"nvrtc_library", device.nvrtc_library},
-               {"gpu_path_available", device.gpu_path_available()},
-               {"why_unavailable", device.why_unavailable}};
+  return {{"driver_loaded", device.driver_loaded},
+          {"driver_library", device.driver_library},
+          {"driver_version", device.driver_version},
+          {"gpus", gpus},
+          {"nvrtc_loaded", device.nvrtc_loaded},
+          {"nvrtc_library", device.nvrtc_library},
+          {"gpu_path_available", device.gpu_path_available()},
+          {"why_unavailable", device.why_unavailable}};
+}
+
+nlohmann::json profile_json(const Profile& p, const DeviceReport& device) {
+  nlohmann::json entry = {
+      {"name", p.name},
+      {"maturity", p.maturity},
+      {"description", p.description},
+      {"devices", p.devices},
+      {"library", p.library},
+      {"library_version", p.library_version},
+      {"evidence", p.evidence},
+      {"split_k_shapes_known", p.split_k_table.size() + p.unsplit_shapes.size()}};
+  if (const SplitKModel* m = p.split_k_model.get()) {
+    nlohmann::json devices = nlohmann::json::array();
+    for (const auto& d : m->devices) devices.push_back(m->describe_device(d.sm_count));
+    // The GPUs here, by the SM count whose choice replay and gemm emulate for them.
+    nlohmann::json here = nlohmann::json::array();
+    for (const auto& g : device.gpus)
+      here.push_back(fmt::format("GPU {}: {}", g.ordinal, m->describe_device(g.multiprocessors)));
+    entry["split_k_model"] = {{"name", p.split_k_model_name},
+                              {"library", m->library},
+                              {"swept_on", m->gpu},
+                              {"reference", m->describe_device(m->reference_sm_count)},
+                              {"devices", devices},
+                              {"grids", m->grids.size()},
+                              {"point_sets", m->points.size()},
+                              {"gpus_here", here}};
+  }
+  return entry;
+}
+
+// Everything `info --json` prints.
+Result<nlohmann::json> info_json(const DeviceReport& device) {
+  nlohmann::json j;
+  j["version"] = kVersion;
+  j["commit"] = kGitCommit;
+  j["build"] = {
+      {"compiler", kCompiler}, {"build_type", kBuildType}, {"cuda_toolkit", kCudaToolkitAtBuild}};
+  j["cuda"] = cuda_json(device);
   j["kernel_modules"] = nlohmann::json::array();
-  nlohmann::json profiles = nlohmann::json::array();
+  j["profiles"] = nlohmann::json::array();
   for (const auto& name : builtin_profile_names()) {
     auto p = load_profile(name);
     if (!p) return p.error();
-    nlohmann::json entry = {
-        {"name", p->name},
-        {"maturity", p->maturity},
-        {"description", p->description},
-        {"devices", p->devices},
-        {"library", p->library},
-        {"library_version", p->library_version},
-        {"evidence", p->evidence},
-        {"split_k_shapes_known", p->split_k_table.size() + p->unsplit_shapes.size()}};
-    if (const SplitKModel* m = p->split_k_model.get()) {
-      nlohmann::json devices = nlohmann::json::array();
-      for (const auto& d : m->devices) devices.push_back(m->describe_device(d.sm_count));
-      // The GPUs here, by the SM count whose choice replay and gemm emulate for them.
-      nlohmann::json here = nlohmann::json::array();
-      for (const auto& g : device.gpus)
-        here.push_back(fmt::format("GPU {}: {}", g.ordinal, m->describe_device(g.multiprocessors)));
-      entry["split_k_model"] = {{"name", p->split_k_model_name},
-                                {"library", m->library},
-                                {"swept_on", m->gpu},
-                                {"reference", m->describe_device(m->reference_sm_count)},
-                                {"devices", devices},
-                                {"grids", m->grids.size()},
-                                {"point_sets", m->points.size()},
-                                {"gpus_here", here}};
-    }
-    profiles.push_back(entry);
+    j["profiles"].push_back(profile_json(*p, device));
   }
-  j["profiles"] = profiles;
-  nlohmann::json presets = nlohmann::json::array();
-  for (const auto& p : builtin_presets()) presets.push_back(preset_json(p));
-  j["presets"] = presets;
-  nlohmann::json algorithms = nlohmann::json::array();
+  j["presets"] = nlohmann::json::array();
+  for (const auto& p : builtin_presets()) j["presets"].push_back(preset_json(p));
+  j["algorithms"] = nlohmann::json::array();
   for (const auto& a : builtin_algorithms())
-    algorithms.push_back({{"name", a.name},
-                          {"accumulation", to_string(a.accumulation)},
-                          {"promotion_interval", a.promotion_interval},
-                          {"split_k_grain", a.split_k_grain},
-                          {"description", a.description}});
-  j["algorithms"] = algorithms;
-  if (as_json) {
-    std::cout << j.dump(2) << "\n";
-    return kExitOk;
-  }
+    j["algorithms"].push_back({{"name", a.name},
+                               {"accumulation", to_string(a.accumulation)},
+                               {"promotion_interval", a.promotion_interval},
+                               {"split_k_grain", a.split_k_grain},
+                               {"description", a.description}});
+  return j;
+}
+
+void print_device(const DeviceReport& device) {
   std::cout << fmt::format("mmaemu {} (commit {})\n", kVersion, kGitCommit);
   std::cout << fmt::format("build: {} {}; CUDA toolkit at build time: {}\n", kCompiler, kBuildType,
                            kCudaToolkitAtBuild);
@@ -134,6 +139,9 @@ Result<int> run_info(bool as_json) {
   for (const auto& [module, bytes] : carried_kernel_modules())
     std::cout << " " << module << " (" << bytes << " bytes)";
   std::cout << (carried_kernel_modules().empty() ? " none\n" : "\n");
+}
+
+void print_profiles(const nlohmann::json& profiles) {
   std::cout << "profiles:\n";
   for (const auto& p : profiles)
     std::cout << fmt::format(
@@ -153,6 +161,9 @@ Result<int> run_info(bool as_json) {
       for (const auto& g : m["gpus_here"])
         std::cout << fmt::format("           {}\n", g.get<std::string>());
     }
+}
+
+void print_presets() {
   std::cout << "presets:\n";
   for (const auto& p : builtin_presets()) {
     std::string inputs;
@@ -164,6 +175,19 @@ Result<int> run_info(bool as_json) {
         to_string(p.accumulator_entry), p.f32_result.fraction_bits,
         to_string(p.f32_result.rounding));
   }
+}
+
+Result<int> run_info(bool as_json) {
+  const DeviceReport device = probe_devices();
+  auto j = info_json(device);
+  if (!j) return j.error();
+  if (as_json) {
+    std::cout << j->dump(2) << "\n";
+    return kExitOk;
+  }
+  print_device(device);
+  print_profiles((*j)["profiles"]);
+  print_presets();
   return kExitOk;
 }
 
