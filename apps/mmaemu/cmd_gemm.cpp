@@ -71,13 +71,11 @@ Result<Scales> read_scale(const SafetensorsFile& f, const std::string& text, con
   return s;
 }
 
-Result<int> run_gemm(const GemmOptions& o) {
-  if (auto ok = check_output_path(o.output, {o.input}); !ok) return ok.error();
-  auto file = SafetensorsFile::read(o.input);
-  if (!file) return file.error();
-  auto ta = fp8_matrix(*file, o.a);
+// The call the input file describes; its spans point into `file`.
+Result<ScaledMmCall> call_from_file(const GemmOptions& o, const SafetensorsFile& file) {
+  auto ta = fp8_matrix(file, o.a);
   if (!ta) return ta.error();
-  auto tb = fp8_matrix(*file, o.b);
+  auto tb = fp8_matrix(file, o.b);
   if (!tb) return tb.error();
   const TensorInfo& a = **ta;
   const TensorInfo& b = **tb;
@@ -90,7 +88,6 @@ Result<int> run_gemm(const GemmOptions& o) {
   const auto out_dtype = format_from_name(o.out_dtype);
   if (!out_dtype)
     return Error(Errc::invalid_argument, "--out-dtype '" + o.out_dtype + "' is not a dtype");
-
   ScaledMmCall call;
   call.m = a.shape[0];
   call.n = b.shape[0];
@@ -98,26 +95,31 @@ Result<int> run_gemm(const GemmOptions& o) {
   call.n_full = o.n_full;
   call.a_dtype = *format_from_safetensors_dtype(a.dtype);
   call.b_dtype = *format_from_safetensors_dtype(b.dtype);
-  call.a = file->data(a);
-  call.b = file->data(b);
-  auto sa = read_scale(*file, o.scale_a, "--scale-a", call.m);
+  call.a = file.data(a);
+  call.b = file.data(b);
+  auto sa = read_scale(file, o.scale_a, "--scale-a", call.m);
   if (!sa) return sa.error();
-  auto sb = read_scale(*file, o.scale_b, "--scale-b", call.n);
+  auto sb = read_scale(file, o.scale_b, "--scale-b", call.n);
   if (!sb) return sb.error();
   call.scale_a = *sa;
   call.scale_b = *sb;
   if (!o.bias.empty()) {
-    const TensorInfo* t = file->find(o.bias);
+    const TensorInfo* t = file.find(o.bias);
     if (!t) return bad_input(o.input, "no bias tensor named '" + o.bias + "'");
     if ((t->dtype != "BF16" && t->dtype != "F16") || t->element_count() != call.n)
       return bad_input(o.input, "bias '" + o.bias + "' must be BF16 or F16 with N = " +
                                     std::to_string(call.n) + " elements");
-    call.bias = Bias{t->dtype == "F16" ? Format::f16 : Format::bf16, file->data(*t)};
+    call.bias = Bias{t->dtype == "F16" ? Format::f16 : Format::bf16, file.data(*t)};
   }
   call.out_dtype = *out_dtype;
   call.use_fast_accum = o.fast_accum;
   if (auto ok = validate(call); !ok) return bad_input(o.input, ok.error().message());
+  return call;
+}
 
+// The profile's plan for the call, said on the log; outside the envelope a warning, or an error
+// with --strict-envelope.
+Result<Plan> plan_call(const GemmOptions& o, const ScaledMmCall& call) {
   auto profile = load_profile(o.profile);
   if (!profile) return profile.error();
   ResolveOptions resolve;
@@ -137,34 +139,52 @@ Result<int> run_gemm(const GemmOptions& o) {
   if (!plan->heuristic_device.empty())
     spdlog::debug("split-K count {} as cuBLASLt chooses it on {}", plan->split_k,
                   plan->heuristic_device);
-  auto backend = open_backend(o.backend);
-  if (!backend) return backend.error();
-  const int threads = threads_for_jobs(o.jobs);
-  auto out = emulate(*plan, call, *backend, threads);
-  if (!out) return out.error();
+  return plan;
+}
+
+// The output file (the plan in its metadata), and with --json the same on stdout.
+Result<void> write_output(const GemmOptions& o, const ScaledMmCall& call, const Plan& plan,
+                          std::span<const uint8_t> out, int threads) {
   const std::map<std::string, std::string> metadata = {
       {"mmaemu_version", kVersion},
-      {"profile", plan->profile},
-      {"preset", plan->preset->name},
-      {"algorithm", plan->algorithm.name},
-      {"split_k", std::to_string(plan->split_k)},
-      {"split_k_source", plan->split_k_source},
-      {"heuristic_device", plan->heuristic_device},
-      {"inside_envelope", plan->envelope.inside ? "true" : "false"}};
+      {"profile", plan.profile},
+      {"preset", plan.preset->name},
+      {"algorithm", plan.algorithm.name},
+      {"split_k", std::to_string(plan.split_k)},
+      {"split_k_source", plan.split_k_source},
+      {"heuristic_device", plan.heuristic_device},
+      {"inside_envelope", plan.envelope.inside ? "true" : "false"}};
   const TensorToWrite tensor{
-      "out", std::string(describe(call.out_dtype).safetensors_dtype), {call.m, call.n}, *out};
+      "out", std::string(describe(call.out_dtype).safetensors_dtype), {call.m, call.n}, out};
   if (auto ok = write_safetensors(o.output, std::span(&tensor, 1), metadata); !ok)
     return ok.error();
   if (o.json) {
     nlohmann::json j = metadata;  // typed below where the metadata holds text
-    j["split_k"] = plan->split_k;
-    j["inside_envelope"] = plan->envelope.inside;
+    j["split_k"] = plan.split_k;
+    j["inside_envelope"] = plan.envelope.inside;
     j["threads"] = threads;
     j["out"] = o.output;
     j["shape"] = {call.m, call.n, call.k};
-    j["envelope_reason"] = plan->envelope.reason;
+    j["envelope_reason"] = plan.envelope.reason;
     std::cout << j.dump() << "\n";
   }
+  return {};
+}
+
+Result<int> run_gemm(const GemmOptions& o) {
+  if (auto ok = check_output_path(o.output, {o.input}); !ok) return ok.error();
+  auto file = SafetensorsFile::read(o.input);
+  if (!file) return file.error();
+  auto call = call_from_file(o, *file);
+  if (!call) return call.error();
+  auto plan = plan_call(o, *call);
+  if (!plan) return plan.error();
+  auto backend = open_backend(o.backend);
+  if (!backend) return backend.error();
+  const int threads = threads_for_jobs(o.jobs);
+  auto out = emulate(*plan, *call, *backend, threads);
+  if (!out) return out.error();
+  if (auto ok = write_output(o, *call, *plan, *out, threads); !ok) return ok.error();
   return kExitOk;
 }
 
