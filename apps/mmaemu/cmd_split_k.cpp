@@ -84,77 +84,101 @@ Result<int> ask(const SplitKOptions& o, const SplitKModel& model) {
 
 // Every asked cell of every log against the model: swept and rule cells must agree; predicted
 // cells are counted.
+// One sweep log's cells against the model.
+struct LogTally {
+  size_t cells = 0, none = 0, checked = 0, checked_right = 0, predicted = 0, predicted_right = 0,
+         split = 0, split_right = 0;
+  json wrong = json::array();  // the first 20 differences
+  // Per configuration: [cells, swept or ruled, predicted, predicted equal].
+  std::vector<std::array<size_t, 4>> per_key;
+
+  void add(uint32_t q, int64_t m, int64_t n, int64_t k, int splits, const SplitKDecider& decider) {
+    // The heuristic returned no algorithm, or the shape is not one torch calls (N and K are
+    // multiples of 16): nothing to compare.
+    if (splits == 0 || n % 16 != 0 || k % 16 != 0) {
+      ++none;
+      return;
+    }
+    const SplitKDecision d = decider.decide(m, n, k);
+    const bool right = d.splits == splits;
+    auto& tally = per_key[q];
+    ++tally[0];
+    ++tally[d.checked ? 1 : 2];
+    tally[3] += !d.checked && right;
+    (d.checked ? checked : predicted) += 1;
+    (d.checked ? checked_right : predicted_right) += right;
+    if (splits > 1 || d.splits > 1) {
+      ++split;
+      split_right += right;
+    }
+    if (!right && wrong.size() < 20)
+      wrong.push_back({{"key", q},
+                       {"m", m},
+                       {"n", n},
+                       {"k", k},
+                       {"cublaslt", splits},
+                       {"model", d.splits},
+                       {"basis", d.checked ? d.source : d.outside}});
+  }
+};
+
+// The log's entry of the report, and how many checked cells differ.
+Result<std::pair<json, size_t>> check_log(const std::string& path, const SplitKModel& model) {
+  auto log = SweepLog::read(path);
+  if (!log) return log.error();
+  std::vector<SplitKDecider> deciders;
+  for (const SweepKey& key : log->keys())
+    deciders.emplace_back(model, split_k_config(key, log->multiprocessors()));
+  LogTally t;
+  t.per_key.assign(log->keys().size(), {0, 0, 0, 0});
+  Progress progress(log->cells());
+  log->visit([&](uint32_t q, int64_t m, int64_t n, int64_t k, int splits) {
+    if (++t.cells % 65536 == 0) progress.set(t.cells, path);
+    t.add(q, m, n, k, splits, deciders[q]);
+  });
+  progress.clear();
+  const std::string verdict = fmt::format(
+      "{}: {} cells; swept or ruled {}/{} equal, predicted {}/{} equal; where either splits "
+      "{}/{} equal",
+      path, t.cells - t.none, t.checked_right, t.checked, t.predicted_right, t.predicted,
+      t.split_right, t.split);
+  json keys = json::array();
+  for (size_t q = 0; q < t.per_key.size(); ++q)
+    keys.push_back({{"configuration", describe(deciders[q].config())},
+                    {"cells", t.per_key[q][0]},
+                    {"checked", t.per_key[q][1]},
+                    {"predicted", t.per_key[q][2]},
+                    {"predicted_equal", t.per_key[q][3]}});
+  json entry = {{"log", path},
+                {"gpu", log->gpu()},
+                {"cells", t.cells - t.none},
+                {"not_compared", t.none},
+                {"checked", t.checked},
+                {"checked_equal", t.checked_right},
+                {"predicted", t.predicted},
+                {"predicted_equal", t.predicted_right},
+                {"split_either", t.split},
+                {"split_either_equal", t.split_right},
+                {"verdict", verdict},
+                {"first_differences", t.wrong},
+                {"configurations", keys}};
+  return std::pair{entry, t.checked - t.checked_right};
+}
+
 Result<int> check(const SplitKOptions& o, const SplitKModel& model) {
   json logs = json::array();
   size_t checked_wrong_total = 0;
   for (const auto& path : split_list(o.logs)) {
-    auto log = SweepLog::read(path);
-    if (!log) return log.error();
-    std::vector<SplitKDecider> deciders;
-    for (const SweepKey& key : log->keys())
-      deciders.emplace_back(model, split_k_config(key, log->multiprocessors()));
-    size_t cells = 0, none = 0, checked = 0, checked_right = 0, predicted = 0, predicted_right = 0,
-           split = 0, split_right = 0;
-    json wrong = json::array();
-    // Per configuration: [cells, swept or ruled, predicted, predicted equal].
-    std::vector<std::array<size_t, 4>> per_key(log->keys().size(), {0, 0, 0, 0});
-    Progress progress(log->cells());
-    log->visit([&](uint32_t q, int64_t m, int64_t n, int64_t k, int splits) {
-      if (++cells % 65536 == 0) progress.set(cells, path);
-      // The heuristic returned no algorithm, or the shape is not one torch calls (N and K are
-      // multiples of 16): nothing to compare.
-      if (splits == 0 || n % 16 != 0 || k % 16 != 0) {
-        ++none;
-        return;
-      }
-      const SplitKDecision d = deciders[q].decide(m, n, k);
-      const bool right = d.splits == splits;
-      auto& tally = per_key[q];
-      ++tally[0];
-      ++tally[d.checked ? 1 : 2];
-      tally[3] += !d.checked && right;
-      (d.checked ? checked : predicted) += 1;
-      (d.checked ? checked_right : predicted_right) += right;
-      if (splits > 1 || d.splits > 1) {
-        ++split;
-        split_right += right;
-      }
-      if (!right && wrong.size() < 20)
-        wrong.push_back({{"key", q},
-                         {"m", m},
-                         {"n", n},
-                         {"k", k},
-                         {"cublaslt", splits},
-                         {"model", d.splits},
-                         {"basis", d.checked ? d.source : d.outside}});
-    });
-    progress.clear();
-    checked_wrong_total += checked - checked_right;
-    const std::string verdict = fmt::format(
-        "{}: {} cells; swept or ruled {}/{} equal, predicted {}/{} equal; where either splits "
-        "{}/{} equal",
-        path, cells - none, checked_right, checked, predicted_right, predicted, split_right, split);
-    std::cout << verdict << std::endl;
-    logs.push_back({{"log", path},
-                    {"gpu", log->gpu()},
-                    {"cells", cells - none},
-                    {"not_compared", none},
-                    {"checked", checked},
-                    {"checked_equal", checked_right},
-                    {"predicted", predicted},
-                    {"predicted_equal", predicted_right},
-                    {"split_either", split},
-                    {"split_either_equal", split_right},
-                    {"verdict", verdict},
-                    {"first_differences", wrong}});
-    json keys = json::array();
-    for (size_t q = 0; q < per_key.size(); ++q)
-      keys.push_back({{"configuration", describe(deciders[q].config())},
-                      {"cells", per_key[q][0]},
-                      {"checked", per_key[q][1]},
-                      {"predicted", per_key[q][2]},
-                      {"predicted_equal", per_key[q][3]}});
-    logs.back()["configurations"] = keys;
+    auto entry = check_log(path, model);
+    if (!entry) return entry.error();
+    // With --json, stdout holds the report alone; the verdicts go to the log.
+    const std::string verdict = entry->first["verdict"].get<std::string>();
+    if (o.json)
+      spdlog::info("{}", verdict);
+    else
+      std::cout << verdict << std::endl;
+    logs.push_back(entry->first);
+    checked_wrong_total += entry->second;
   }
   const json report = {{"format", "mmaemu-split-k-check/1"}, {"mmaemu_version", kVersion},
                        {"mmaemu_commit", kGitCommit},        {"profile", o.profile},
