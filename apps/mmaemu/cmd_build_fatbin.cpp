@@ -188,7 +188,9 @@ Result<json> read_json_or(const fs::path& path, json fallback) {
   return j;
 }
 
-Result<int> build(const BuildOptions& o, const fs::path& kernels, const fs::path& out) {
+// The full version of the nvcc to build with (refused unless it is the pinned release, or
+// --any-nvcc).
+Result<std::string> pinned_nvcc(const BuildOptions& o) {
   auto [status, version_text] = run(quoted(o.nvcc) + " --version");
   std::smatch m;
   static const std::regex release(R"(release (\d+\.\d+), V([\d.]+))");
@@ -200,12 +202,115 @@ Result<int> build(const BuildOptions& o, const fs::path& kernels, const fs::path
         Errc::unsupported,
         fmt::format("build-fatbin: nvcc {} is not the pinned {} (--any-nvcc builds anyway)",
                     nvcc_release, kPinnedNvcc));
+  return nvcc_full;
+}
+
+// nvcc for one module into `temporary`: each kernel's resources, refused when one spills.
+Result<json> compile_module(const BuildOptions& o, const fs::path& kernels, const KernelSpec& spec,
+                            const fs::path& temporary) {
+  std::string command =
+      quoted(o.nvcc) + " -fatbin -O3 -Xptxas -v -I" + quoted((kernels / "common").string());
+  for (const auto& f : spec.nvcc_flags) command += " " + quoted(f);
+  for (const auto& a : spec.sass) command += " -gencode=arch=compute_" + a.substr(3) + ",code=" + a;
+  for (const auto& p : spec.ptx) command += " -gencode=arch=" + p + ",code=" + p;
+  command += " -o " + quoted(temporary.string());
+  for (const auto& s : spec.sources) command += " " + quoted((kernels / spec.module / s).string());
+  auto [code, log] = run(command);
+  if (code != 0) return Error(Errc::io, "build-fatbin: " + spec.module + ": nvcc failed:\n" + log);
+  json used = resources(log);
+  for (const auto& [kernel, r] : used.items())
+    if (r.value("spill_bytes", 0) > 0 || r.value("stack_bytes", 0) > 0)
+      return Error(Errc::unsupported,
+                   "build-fatbin: " + spec.module + ": " + kernel + " spills or has a stack frame");
+  return used;
+}
+
+// No forbidden instruction in the PTX of any architecture the module carries.
+Result<json> check_module_ptx(const BuildOptions& o, const fs::path& kernels,
+                              const KernelSpec& spec, const fs::path& out) {
+  json ptx_check = json::object();
+  std::vector<std::string> arches;
+  for (const auto& a : spec.sass) arches.push_back("compute_" + a.substr(3));
+  for (const auto& a : spec.ptx)
+    if (std::find(arches.begin(), arches.end(), a) == arches.end()) arches.push_back(a);
+  std::error_code ec;
+  for (const auto& arch : arches) {
+    auto instructions = check_ptx(o, kernels, spec, arch, out / (spec.module + ".ptx.tmp"));
+    fs::remove(out / (spec.module + ".ptx.tmp"), ec);
+    if (!instructions) return instructions.error();
+    ptx_check[arch] = {{"instructions", *instructions}, {"forbidden", 0}};
+  }
+  return ptx_check;
+}
+
+// The fatbin's own listing, committed: exactly the spec's architectures, the fatbin named by its
+// file name, not by this machine's path.
+Result<void> write_listing(const std::string& cuobjdump, const KernelSpec& spec,
+                           const fs::path& fatbin, const fs::path& out) {
+  std::string listing;
+  auto problems =
+      architecture_problems(cuobjdump, spec.module, fatbin, spec.sass, spec.ptx, &listing);
+  if (!problems) return problems.error();
+  if (!problems->empty()) {
+    std::error_code ec;
+    fs::remove(fatbin, ec);
+    return Error(Errc::unsupported, "build-fatbin: " + (*problems)[0]);
+  }
+  for (size_t at; (at = listing.find(fatbin.string())) != std::string::npos;)
+    listing.replace(at, fatbin.string().size(), fatbin.filename().string());
+  return write_file_atomically(out / "listings" / (spec.module + ".txt"), listing);
+}
+
+// One module built, checked and listed; its entries in the manifest and the build report.
+Result<void> build_module(const BuildOptions& o, const fs::path& kernels, const fs::path& out,
+                          const KernelSpec& spec, const std::string& cuobjdump,
+                          const std::string& nvcc_full, json& manifest, json& report) {
+  const fs::path fatbin = out / (spec.module + ".fatbin"),
+                 temporary = out / (spec.module + ".fatbin.tmp");
+  spdlog::info("building {}", spec.module);
+  std::error_code ec;
+  auto used = compile_module(o, kernels, spec, temporary);
+  auto ptx_check = used ? check_module_ptx(o, kernels, spec, out) : Result<json>(used.error());
+  if (!ptx_check) {
+    fs::remove(temporary, ec);
+    return ptx_check.error();
+  }
+  fs::rename(temporary, fatbin, ec);
+  if (ec)
+    return Error(Errc::io, "build-fatbin: cannot write " + fatbin.string() + ": " + ec.message());
+  if (!cuobjdump.empty())
+    if (auto ok = write_listing(cuobjdump, spec, fatbin, out); !ok) return ok.error();
+  auto hash = sha256_file(fatbin);
+  auto source_hash = kernel_source_sha256(kernels, spec);
+  if (!hash) return hash.error();
+  if (!source_hash) return source_hash.error();
+  manifest["modules"][spec.module] = {{"fatbin", spec.module + ".fatbin"},
+                                      {"sha256", *hash},
+                                      {"source_sha256", *source_hash},
+                                      {"sources", spec.sources},
+                                      {"sass", spec.sass},
+                                      {"ptx", spec.ptx},
+                                      {"nvcc", nvcc_full},
+                                      {"nvcc_flags", spec.nvcc_flags},
+                                      {"bytes", fs::file_size(fatbin)}};
+  report[spec.module] = {
+      {"kernels", *used},
+      {"ptx_check", *ptx_check},
+      {"listing", cuobjdump.empty() ? json(nullptr) : json("listings/" + spec.module + ".txt")}};
+  std::cout << fmt::format("build-fatbin: {}: {} bytes, {} kernel images", spec.module,
+                           fs::file_size(fatbin), used->size())
+            << std::endl;
+  return {};
+}
+
+Result<int> build(const BuildOptions& o, const fs::path& kernels, const fs::path& out) {
+  auto nvcc_full = pinned_nvcc(o);
+  if (!nvcc_full) return nvcc_full.error();
   const std::string cuobjdump = o.skip_listings ? "" : find_cuobjdump(o.cuobjdump, o.source);
   if (cuobjdump.empty() && !o.skip_listings)
     return Error(Errc::not_found,
                  "build-fatbin: no cuobjdump to list the fatbins (scripts/install-cuobjdump.sh "
-                 "installs the pinned "
-                 "one; --skip-listings builds without listings)");
+                 "installs the pinned one; --skip-listings builds without listings)");
   std::error_code ec;
   fs::create_directories(out / "listings", ec);
   auto manifest = read_json_or(out / "manifest.json",
@@ -218,82 +323,9 @@ Result<int> build(const BuildOptions& o, const fs::path& kernels, const fs::path
   for (const auto& module : modules) {
     auto spec = load_kernel_spec(kernels, module);
     if (!spec) return spec.error();
-    std::string command =
-        quoted(o.nvcc) + " -fatbin -O3 -Xptxas -v -I" + quoted((kernels / "common").string());
-    for (const auto& f : spec->nvcc_flags) command += " " + quoted(f);
-    for (const auto& a : spec->sass)
-      command += " -gencode=arch=compute_" + a.substr(3) + ",code=" + a;
-    for (const auto& p : spec->ptx) command += " -gencode=arch=" + p + ",code=" + p;
-    const fs::path fatbin = out / (module + ".fatbin"), temporary = out / (module + ".fatbin.tmp");
-    command += " -o " + quoted(temporary.string());
-    for (const auto& s : spec->sources) command += " " + quoted((kernels / module / s).string());
-    spdlog::info("building {}", module);
-    auto [code, log] = run(command);
-    if (code != 0) {
-      fs::remove(temporary, ec);
-      return Error(Errc::io, "build-fatbin: " + module + ": nvcc failed:\n" + log);
-    }
-    const json used = resources(log);
-    for (const auto& [kernel, r] : used.items())
-      if (r.value("spill_bytes", 0) > 0 || r.value("stack_bytes", 0) > 0) {
-        fs::remove(temporary, ec);
-        return Error(Errc::unsupported,
-                     "build-fatbin: " + module + ": " + kernel + " spills or has a stack frame");
-      }
-    // No forbidden instruction in the PTX of any architecture the module carries.
-    json ptx_check = json::object();
-    std::vector<std::string> arches;
-    for (const auto& a : spec->sass) arches.push_back("compute_" + a.substr(3));
-    for (const auto& a : spec->ptx)
-      if (std::find(arches.begin(), arches.end(), a) == arches.end()) arches.push_back(a);
-    for (const auto& arch : arches) {
-      auto instructions = check_ptx(o, kernels, *spec, arch, out / (module + ".ptx.tmp"));
-      fs::remove(out / (module + ".ptx.tmp"), ec);
-      if (!instructions) {
-        fs::remove(temporary, ec);
-        return instructions.error();
-      }
-      ptx_check[arch] = {{"instructions", *instructions}, {"forbidden", 0}};
-    }
-    fs::rename(temporary, fatbin, ec);
-    if (ec)
-      return Error(Errc::io, "build-fatbin: cannot write " + fatbin.string() + ": " + ec.message());
-    // The fatbin's own listing: exactly the spec's architectures.
-    if (!cuobjdump.empty()) {
-      std::string listing;
-      auto problems =
-          architecture_problems(cuobjdump, module, fatbin, spec->sass, spec->ptx, &listing);
-      if (!problems) return problems.error();
-      if (!problems->empty()) {
-        fs::remove(fatbin, ec);
-        return Error(Errc::unsupported, "build-fatbin: " + (*problems)[0]);
-      }
-      // Committed: the fatbin named by its file name, not by this machine's path.
-      for (size_t at; (at = listing.find(fatbin.string())) != std::string::npos;)
-        listing.replace(at, fatbin.string().size(), fatbin.filename().string());
-      if (auto ok = write_file_atomically(out / "listings" / (module + ".txt"), listing); !ok)
-        return ok.error();
-    }
-    auto hash = sha256_file(fatbin);
-    auto source_hash = kernel_source_sha256(kernels, *spec);
-    if (!hash) return hash.error();
-    if (!source_hash) return source_hash.error();
-    (*manifest)["modules"][module] = {{"fatbin", module + ".fatbin"},
-                                      {"sha256", *hash},
-                                      {"source_sha256", *source_hash},
-                                      {"sources", spec->sources},
-                                      {"sass", spec->sass},
-                                      {"ptx", spec->ptx},
-                                      {"nvcc", nvcc_full},
-                                      {"nvcc_flags", spec->nvcc_flags},
-                                      {"bytes", fs::file_size(fatbin)}};
-    (*report)[module] = {
-        {"kernels", used},
-        {"ptx_check", ptx_check},
-        {"listing", cuobjdump.empty() ? json(nullptr) : json("listings/" + module + ".txt")}};
-    std::cout << fmt::format("build-fatbin: {}: {} bytes, {} kernel images", module,
-                             fs::file_size(fatbin), used.size())
-              << std::endl;
+    if (auto ok = build_module(o, kernels, out, *spec, cuobjdump, *nvcc_full, *manifest, *report);
+        !ok)
+      return ok.error();
   }
   if (auto ok = write_file_atomically(out / "build_report.json", report->dump(1) + "\n"); !ok)
     return ok.error();
