@@ -72,7 +72,82 @@ uint32_t draw_scale(std::mt19937_64& rng) {
 
 // A grid: shapes x operand pairs x distributions x output dtypes x scale modes x bias x fast
 // accumulation off/on.
+// The grid's options other than shapes, pairs and distributions, checked once.
+struct GridSettings {
+  std::vector<std::pair<std::string, Format>> outs;
+  std::vector<std::string> scale_modes, biases;
+  std::vector<bool> fast;
+};
+
+Result<GridSettings> grid_settings(const RecordCliOptions& o) {
+  GridSettings g;
+  for (const auto& out : split_list(o.out_dtypes, ',')) {
+    const auto f = format_from_name(out);
+    if (!f) return Error(Errc::invalid_argument, "--out-dtypes: unknown dtype '" + out + "'");
+    g.outs.emplace_back(out, *f);
+  }
+  for (const auto& mode : split_list(o.scales, ',')) {
+    if (mode != "tensorwise" && mode != "rowwise" && mode != "one")
+      return Error(Errc::invalid_argument,
+                   "--scales: '" + mode + "' is not one, tensorwise or rowwise");
+    g.scale_modes.push_back(mode);
+  }
+  for (const auto& bias : split_list(o.bias, ',')) {
+    if (bias != "none" && bias != "match")
+      return Error(Errc::invalid_argument, "--bias: '" + bias + "' is not none or match");
+    g.biases.push_back(bias);
+  }
+  for (const auto& fast : split_list(o.fast_accum, ',')) {
+    if (fast != "off" && fast != "on")
+      return Error(Errc::invalid_argument, "--fast-accum: '" + fast + "' is not off or on");
+    g.fast.push_back(fast == "on");
+  }
+  return g;
+}
+
+// One call of the grid: its scales and bias drawn from its own generator (seed and index).
+RecordCall grid_call(int64_t m, int64_t n, int64_t k, const std::string& pair, Format fa, Format fb,
+                     const std::string& dist, const std::pair<std::string, Format>& out,
+                     const std::string& scale_mode, bool bias, bool fast, uint64_t seed,
+                     size_t index) {
+  RecordCall c;
+  c.id = fmt::format("rec_{}x{}x{}_{}_{}_{}_{}{}_{}", m, n, k, pair, dist, out.first, scale_mode,
+                     bias ? "_bias" : "", fast ? "fast" : "promoted");
+  std::mt19937_64 rng(seed * 7919 + index);
+  if (scale_mode == "rowwise") {
+    c.rowwise = true;
+    for (int64_t i = 0; i < m; ++i) c.scale_a.push_back(draw_scale(rng));
+    for (int64_t j = 0; j < n; ++j) c.scale_b.push_back(draw_scale(rng));
+  } else if (scale_mode == "tensorwise") {
+    c.scale_a = {draw_scale(rng)};
+    c.scale_b = {draw_scale(rng)};
+  } else {
+    c.scale_a = {0x3F800000};
+    c.scale_b = {0x3F800000};
+  }
+  if (bias) {
+    c.bias_dtype = out.second;
+    std::normal_distribution<double> normal(0.0, 1.0);
+    c.bias.resize(static_cast<size_t>(n) * 2);
+    for (int64_t j = 0; j < n; ++j)
+      store_bits(out.second, c.bias, static_cast<size_t>(j),
+                 encode(out.second, ExactValue::from_double(normal(rng))));
+  }
+  c.m = m;
+  c.n = n;
+  c.k = k;
+  c.a_dtype = fa;
+  c.b_dtype = fb;
+  c.out_dtype = out.second;
+  c.use_fast_accum = fast;
+  c.dist = dist;
+  c.seed = seed;
+  return c;
+}
+
 Result<std::vector<RecordCall>> calls_from_grid(const RecordCliOptions& o) {
+  auto g = grid_settings(o);
+  if (!g) return g.error();
   std::vector<RecordCall> calls;
   uint64_t seed = o.seed;
   for (const auto& shape : split_list(o.shapes, ',')) {
@@ -90,63 +165,19 @@ Result<std::vector<RecordCall>> calls_from_grid(const RecordCliOptions& o) {
         if (!a) return a.error();
         auto b = draw_fp8(fb, dist, static_cast<size_t>(n * k), seed * 2 + 1);
         if (!b) return b.error();
-        for (const auto& out : split_list(o.out_dtypes, ',')) {
-          const auto fo = format_from_name(out);
-          if (!fo)
-            return Error(Errc::invalid_argument, "--out-dtypes: unknown dtype '" + out + "'");
-          for (const auto& scale_mode : split_list(o.scales, ','))
-            for (const auto& bias : split_list(o.bias, ','))
-              for (const auto& fast_text : split_list(o.fast_accum, ',')) {
-                if (fast_text != "off" && fast_text != "on")
-                  return Error(Errc::invalid_argument,
-                               "--fast-accum: '" + fast_text + "' is not off or on");
-                const bool fast = fast_text == "on";
-                if (scale_mode != "tensorwise" && scale_mode != "rowwise" && scale_mode != "one")
-                  return Error(Errc::invalid_argument,
-                               "--scales: '" + scale_mode + "' is not one, tensorwise or rowwise");
-                if (bias != "none" && bias != "match")
-                  return Error(Errc::invalid_argument,
-                               "--bias: '" + bias + "' is not none or match");
+        for (const auto& out : g->outs)
+          for (const auto& scale_mode : g->scale_modes)
+            for (const auto& bias : g->biases)
+              for (const bool fast : g->fast) {
                 // torch takes a bias of the output's type, for bf16 and f16 outputs.
-                if (bias == "match" && *fo != Format::bf16 && *fo != Format::f16) continue;
-                RecordCall c;
-                c.id = fmt::format("rec_{}x{}x{}_{}_{}_{}_{}{}_{}", m, n, k, pair, dist, out,
-                                   scale_mode, bias == "match" ? "_bias" : "",
-                                   fast ? "fast" : "promoted");
-                std::mt19937_64 rng(seed * 7919 + calls.size());
-                if (scale_mode == "rowwise") {
-                  c.rowwise = true;
-                  for (int64_t i = 0; i < m; ++i) c.scale_a.push_back(draw_scale(rng));
-                  for (int64_t j = 0; j < n; ++j) c.scale_b.push_back(draw_scale(rng));
-                } else if (scale_mode == "tensorwise") {
-                  c.scale_a = {draw_scale(rng)};
-                  c.scale_b = {draw_scale(rng)};
-                } else {
-                  c.scale_a = {0x3F800000};
-                  c.scale_b = {0x3F800000};
-                }
-                if (bias == "match") {
-                  c.bias_dtype = *fo;
-                  std::normal_distribution<double> normal(0.0, 1.0);
-                  c.bias.resize(static_cast<size_t>(n) * 2);
-                  for (int64_t j = 0; j < n; ++j)
-                    store_bits(*fo, c.bias, static_cast<size_t>(j),
-                               encode(*fo, ExactValue::from_double(normal(rng))));
-                }
-                c.m = m;
-                c.n = n;
-                c.k = k;
-                c.a_dtype = fa;
-                c.b_dtype = fb;
-                c.out_dtype = *fo;
-                c.use_fast_accum = fast;
+                if (bias == "match" && out.second != Format::bf16 && out.second != Format::f16)
+                  continue;
+                RecordCall c = grid_call(m, n, k, pair, fa, fb, dist, out, scale_mode,
+                                         bias == "match", fast, seed, calls.size());
                 c.a = *a;
                 c.b = *b;
-                c.dist = dist;
-                c.seed = seed;
                 calls.push_back(std::move(c));
               }
-        }
       }
     }
   }
