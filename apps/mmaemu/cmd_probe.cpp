@@ -158,24 +158,21 @@ json verdict_json(const ProbeVerdict& v) {
   return j;
 }
 
-Result<int> run_probe(const ProbeCliOptions& o) {
-  ProbeSession session;
-  if (!o.data.empty()) {
-    auto s = load(o.data);
-    if (!s) return s.error();
-    session = std::move(s).value();
-  } else {
-    spdlog::debug("probing with {} tiles per class", o.tiles_per_class);
-    auto s = run_probes(
-        {0, o.tiles_per_class, o.seed, o.jobs},
-        [](const ProbeInstruction& in, int compute) { return preset_for(in, compute); },
-        [](const std::string& name) { spdlog::info("probed {}", name); });
-    if (!s) return s.error();
-    session = std::move(s).value();
-    if (!o.save_data.empty())
-      if (auto ok = save(o.save_data, session); !ok) return ok.error();
-  }
-  const int compute = session.compute_major * 10 + session.compute_minor;
+// Live on GPU 0 (saved with --save-data), or the saved data of an earlier run (--data).
+Result<ProbeSession> probe_session(const ProbeCliOptions& o) {
+  if (!o.data.empty()) return load(o.data);
+  spdlog::debug("probing with {} tiles per class", o.tiles_per_class);
+  auto s = run_probes(
+      {0, o.tiles_per_class, o.seed, o.jobs},
+      [](const ProbeInstruction& in, int compute) { return preset_for(in, compute); },
+      [](const std::string& name) { spdlog::info("probed {}", name); });
+  if (!s) return s.error();
+  if (!o.save_data.empty())
+    if (auto ok = save(o.save_data, *s); !ok) return ok.error();
+  return s;
+}
+
+json probe_log_header(const ProbeCliOptions& o, const ProbeSession& session) {
   json log = {
       {"format", "mmaemu-probe/1"},
       {"mmaemu_version", kVersion},
@@ -193,34 +190,46 @@ Result<int> run_probe(const ProbeCliOptions& o) {
         {"gpu", session.gpu},
         {"sm", fmt::format("{}.{}", session.compute_major, session.compute_minor)},
         {"driver_api_version", session.driver_version}};
+  return log;
+}
+
+// One instruction's tiles judged against its preset: its entry of the log, a line on stdout, and
+// whether it is a modelled instruction that differs.
+bool judge_run(const ProbeCliOptions& o, ProbeRun& r, int compute, json& log, Progress& progress) {
+  if (!r.skipped.empty()) {
+    log["instructions"].push_back({{"instruction", r.instruction.name}, {"skipped", r.skipped}});
+    return false;
+  }
+  r.tiles.instruction = &r.instruction;
+  const Preset* preset = preset_for(r.instruction, compute);
+  const ProbeVerdict v =
+      judge_probe(r.tiles, r.hardware, *preset, candidates_for(r.instruction), o.jobs);
+  // The wgmma step is the one the hopper profile's model rests on: it must match.
+  const bool modelled = r.instruction.warpgroup || !is_fp8(r.instruction.a_format);
+  json vj = verdict_json(v);
+  vj["kernel"] = r.instruction.kernel;
+  vj["role"] = modelled ? "modelled: must match" : "observed: which preset it follows is reported";
+  log["instructions"].push_back(vj);
+  progress.clear();
+  std::cout << fmt::format("{:<40} {:<24} {}/{} elements match", v.instruction, v.preset,
+                           v.elements - v.mismatches, v.elements);
+  for (const auto& [name, count] : v.candidates)
+    if (count == 0) std::cout << " (also " << name << ")";
+  std::cout << std::endl;
+  return modelled && v.mismatches > 0;
+}
+
+Result<int> run_probe(const ProbeCliOptions& o) {
+  auto session = probe_session(o);
+  if (!session) return session.error();
+  json log = probe_log_header(o, *session);
+  // Saved data come from the H200 probes.
+  const int compute = o.data.empty() ? session->compute_major * 10 + session->compute_minor : 90;
   int failures = 0;
-  Progress progress(session.runs.size());
-  const int effective_compute =
-      o.data.empty() ? compute : 90;  // saved data come from the H200 probes
-  for (auto& r : session.runs) {
+  Progress progress(session->runs.size());
+  for (auto& r : session->runs) {
     progress.step(r.instruction.name);
-    if (!r.skipped.empty()) {
-      log["instructions"].push_back({{"instruction", r.instruction.name}, {"skipped", r.skipped}});
-      continue;
-    }
-    r.tiles.instruction = &r.instruction;
-    const Preset* preset = preset_for(r.instruction, effective_compute);
-    const ProbeVerdict v =
-        judge_probe(r.tiles, r.hardware, *preset, candidates_for(r.instruction), o.jobs);
-    // The wgmma step is the one the hopper profile's model rests on: it must match.
-    const bool modelled = r.instruction.warpgroup || !is_fp8(r.instruction.a_format);
-    if (modelled && v.mismatches > 0) ++failures;
-    json vj = verdict_json(v);
-    vj["kernel"] = r.instruction.kernel;
-    vj["role"] =
-        modelled ? "modelled: must match" : "observed: which preset it follows is reported";
-    log["instructions"].push_back(vj);
-    progress.clear();
-    std::cout << fmt::format("{:<40} {:<24} {}/{} elements match", v.instruction, v.preset,
-                             v.elements - v.mismatches, v.elements);
-    for (const auto& [name, count] : v.candidates)
-      if (count == 0) std::cout << " (also " << name << ")";
-    std::cout << std::endl;
+    failures += judge_run(o, r, compute, log, progress);
   }
   progress.clear();
   if (auto ok = write_file_atomically(o.out, log.dump(1) + "\n"); !ok) return ok.error();
