@@ -495,6 +495,43 @@ Result<int> run_array_sweep(const SweepCliOptions& o) {
   return kExitOk;
 }
 
+// One table of the JSON form: its answers, histograms, and each cell's index into `distinct`.
+json table_json(const SweepTable& t, std::vector<AlgorithmChoice>& distinct,
+                std::map<std::string, size_t>& index_of) {
+  json tj = key_json(t.key);
+  std::vector<int64_t> algorithm_index;
+  std::map<int, int> histogram, schemes;
+  int not_found = 0;
+  for (size_t c = 0; c < t.splits.size(); ++c) {
+    if (t.splits[c] <= 0) {
+      ++not_found;
+      algorithm_index.push_back(-1);
+      continue;
+    }
+    ++histogram[t.splits[c]];
+    if (t.splits[c] > 1) ++schemes[t.reduction_schemes[c]];
+    const std::string key = choice_json(t.choices[c]).dump();
+    auto [it, fresh] = index_of.emplace(key, distinct.size());
+    if (fresh) distinct.push_back(t.choices[c]);
+    algorithm_index.push_back(static_cast<int64_t>(it->second));
+  }
+  json hist = json::object(), sch = json::object();
+  for (auto [s, count] : histogram) hist[std::to_string(s)] = count;
+  for (auto [s, count] : schemes) sch[std::to_string(s)] = count;
+  tj["cells_by_split_count"] = hist;
+  tj["split_cells_by_reduction_scheme"] = sch;
+  tj["cells_without_algorithm"] = not_found;
+  tj["splits"] = t.splits;
+  tj["reduction_schemes"] = t.reduction_schemes;
+  tj["algorithm_index"] = algorithm_index;
+  spdlog::info("{} ws {} {} {}: split counts {} ; schemes of split cells {}",
+               describe(t.key.out_dtype).name, t.key.workspace_bytes,
+               t.key.rowwise ? "rowwise" : "tensorwise", t.key.use_fast_accum ? "fast" : "promoted",
+               hist.dump(), sch.dump());
+  return tj;
+}
+
+// The small form of a sweep (mmaemu-sweep/1, JSON): a grid's tables, and a replayed sample.
 Result<int> run_sweep(const SweepCliOptions& o) {
   if (o.out.size() >= 12 && o.out.ends_with(".safetensors")) return run_array_sweep(o);
   if (o.random > 0 || o.skip_ruled)
@@ -508,8 +545,6 @@ Result<int> run_sweep(const SweepCliOptions& o) {
     return Error(Errc::invalid_argument,
                  "--replay-sample needs --sample-out DIR for the recorded calls");
   const size_t total = grid->m.size() * grid->n.size() * grid->k.size() * grid->keys.size();
-  spdlog::debug("sweeping {} cells ({} tables of {} x {} x {} shapes)", total, grid->keys.size(),
-                grid->m.size(), grid->n.size(), grid->k.size());
   Progress progress(total);
   const auto start = std::chrono::steady_clock::now();
   auto result = sweep_algorithms({o.cublaslt, 0, o.jobs, o.max_seconds}, *grid,
@@ -518,7 +553,6 @@ Result<int> run_sweep(const SweepCliOptions& o) {
   if (!result) return result.error();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-
   json log = log_header("mmaemu-sweep/1", *result);
   log.update(
       {{"grid",
@@ -532,46 +566,10 @@ Result<int> run_sweep(const SweepCliOptions& o) {
        {"seconds", seconds}});
   std::vector<AlgorithmChoice> distinct;
   std::map<std::string, size_t> index_of;
-  json tables = json::array();
-  for (const auto& t : result->tables) {
-    json tj = key_json(t.key);
-    std::vector<int64_t> algorithm_index;
-    std::map<int, int> histogram;
-    std::map<int, int> schemes;
-    int not_found = 0;
-    for (size_t c = 0; c < t.splits.size(); ++c) {
-      if (t.splits[c] <= 0) {
-        ++not_found;
-        algorithm_index.push_back(-1);
-        continue;
-      }
-      ++histogram[t.splits[c]];
-      if (t.splits[c] > 1) ++schemes[t.reduction_schemes[c]];
-      const std::string key = choice_json(t.choices[c]).dump();
-      auto [it, fresh] = index_of.emplace(key, distinct.size());
-      if (fresh) distinct.push_back(t.choices[c]);
-      algorithm_index.push_back(static_cast<int64_t>(it->second));
-    }
-    json hist = json::object(), sch = json::object();
-    for (auto [s, count] : histogram) hist[std::to_string(s)] = count;
-    for (auto [s, count] : schemes) sch[std::to_string(s)] = count;
-    tj["cells_by_split_count"] = hist;
-    tj["split_cells_by_reduction_scheme"] = sch;
-    tj["cells_without_algorithm"] = not_found;
-    tj["splits"] = t.splits;
-    tj["reduction_schemes"] = t.reduction_schemes;
-    tj["algorithm_index"] = algorithm_index;
-    tables.push_back(tj);
-    spdlog::info("{} ws {} {} {}: split counts {} ; schemes of split cells {}",
-                 describe(t.key.out_dtype).name, t.key.workspace_bytes,
-                 t.key.rowwise ? "rowwise" : "tensorwise",
-                 t.key.use_fast_accum ? "fast" : "promoted", hist.dump(), sch.dump());
-  }
-  log["tables"] = tables;
-  json algorithms = json::array();
-  for (const auto& c : distinct) algorithms.push_back(choice_json(c));
-  log["algorithms"] = algorithms;
-
+  log["tables"] = json::array();
+  for (const auto& t : result->tables) log["tables"].push_back(table_json(t, distinct, index_of));
+  log["algorithms"] = json::array();
+  for (const auto& c : distinct) log["algorithms"].push_back(choice_json(c));
   int failures = 0;
   if (o.replay_sample > 0) {
     auto sample = replay_sample(o, *result, *base, failures);
