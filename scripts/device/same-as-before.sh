@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A refactoring of a GPU path checked on the device: two mmaemu binaries (before and after) run the
-# same sweeps (a grid, a random list, --skip-ruled), and the new one the selftest --live of a
+# same sweeps (a grid, a random list, --skip-ruled, the JSON form), record the same grid of calls
+# (every scale mode, bias, accumulation) and probe the same tiles, and the new one the selftest --live of a
 # committed log (REF_LIVE, seed 51, 400 calls); what they write must be equal apart from times,
 # thread counts and the commit:
 #   [REF_LIVE=LOG.json.xz] scripts/device/same-as-before.sh OLD_BINARY NEW_BINARY WORK_DIR PACK_DIR
@@ -21,7 +22,13 @@ for which in old new; do
   "$M" sweep --cublaslt "$LT" --out "$W/$which-list.safetensors" "${AXES[@]}" --random 3000 --seed 3 \
     > "$W/$which-list.out" 2>&1
   "$M" sweep --cublaslt "$LT" --out "$W/$which-ruled.safetensors" "${AXES[@]}" --skip-ruled > "$W/$which-ruled.out" 2>&1
-  echo "$which: $(tail -n 1 "$W/$which-grid.out")"
+  "$M" sweep --cublaslt "$LT" --out "$W/$which-small.json" --m 1,16,100 --n 16,256 --k 8192,40960 \
+    > "$W/$which-small.out" 2>&1
+  "$M" record --cublaslt "$LT" --out "$W/$which-rec" --shapes 16x48x4096,3x80x20480 --dists normal,special \
+    --pairs e4m3xe4m3,e5m2xe4m3 --out-dtypes bf16,f32,f8_e4m3 --scales one,tensorwise,rowwise --bias none,match \
+    --fast-accum off,on --seed 9 > "$W/$which-rec.out" 2>&1
+  "$M" probe --tiles-per-class 4 --seed 3 --out "$W/$which-probe.json" > "$W/$which-probe.out" 2>&1
+  echo "$which: $(tail -n 1 "$W/$which-grid.out") | $(tail -n 1 "$W/$which-rec.out") | $(tail -n 1 "$W/$which-probe.out")"
 done
 if [ -n "${REF_LIVE:-}" ]; then  # without it, the live part is left out
   "$NEW" selftest --live --cublaslt "$LT" --calls 400 --seed 51 --split-k-from profile \
@@ -60,6 +67,25 @@ for name in ('grid', 'list', 'ruled'):
     ok = a == b
     same &= ok
     print(f'sweep {name}: {"equal" if ok else "DIFFERENT"} ({len(a[3])} answers, {len(set(r[0] for r in a[3]))} algorithms)')
+def without(j, *keys):
+    for k in keys: j.pop(k, None)
+    return j
+def small(path):  # mmaemu-sweep/1: algorithm indices are given in table order, not by threads
+    return without(json.load(open(path)), 'seconds', 'mmaemu_commit')
+def recorded(path):
+    m = json.load(open(path + '/manifest.json'))
+    return m['files'], m['recordings'], m['skipped']
+def probed(path):
+    return without(json.load(open(path)), 'mmaemu_commit')
+for name, load, what in (('small.json', small, 'sweep JSON form'), ('rec', recorded, 'record'),
+                         ('probe.json', probed, 'probe')):
+    try:
+        ok = load(f'{w}/old-{name}') == load(f'{w}/new-{name}')
+    except Exception as e:
+        ok = False
+        print(f'{what}: {e}')
+    same &= ok
+    print(f'{what}: {"equal" if ok else "DIFFERENT"}')
 import os
 if os.path.exists(f'{w}/new-live.json'):
     a, b = live(f'{w}/old-live.json'), live(f'{w}/new-live.json')
@@ -71,4 +97,4 @@ else:
 print('same as before' if same else 'NOT the same as before')
 PY
 cat "$W/same-as-before.txt"
-tar czf "$P/same-as-before.tgz" -C "$W" .
+tar czf "$P/same-as-before.tgz" -C "$W" --exclude='*-rec' .
