@@ -96,9 +96,57 @@ void remove_temps_and_die(int signal_number) {
 
 }  // namespace
 
+namespace {
+
+using namespace mmaemu::cli;
+
+// The first word that is not an option names the subcommand (the global options take no value):
+// one that is not in the table is named as such, with the list. False when it was refused.
+bool subcommand_known(int argc, char** argv, const std::string& names) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.empty() || word[0] == '-') continue;
+    const bool known = std::any_of(command_table().begin(), command_table().end(),
+                                   [&](const Command& c) { return word == c.name; });
+    if (!known)
+      std::cerr << "mmaemu: unknown subcommand '" << word << "'; the subcommands are: " << names
+                << " (mmaemu --help describes them)\n";
+    return known;
+  }
+  return true;
+}
+
+// --no-clobber: one check for every subcommand's --out, before any work.
+bool out_may_be_written(CLI::App& sub) {
+  const CLI::Option* out = sub.get_option_no_throw("--out");
+  if (!out || out->count() == 0) return true;
+  std::error_code ec;
+  const std::string path = out->as<std::string>();
+  if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec))) return true;
+  std::cerr << "mmaemu " << sub.get_name() << ": error: --out " << path
+            << " exists and --no-clobber was given; nothing written\n";
+  return false;
+}
+
+// The parsed subcommand's runner: its status, or its error said on stderr.
+int run_subcommand(CLI::App& sub, const Runner& runner) {
+  try {
+    mmaemu::Result<int> status = runner();
+    if (!status) {
+      std::cerr << "mmaemu " << sub.get_name() << ": error: " << status.error().message() << "\n";
+      return exit_status_for(status.error());
+    }
+    return *status;
+  } catch (const std::exception& e) {  // a bug, not an input problem: say so plainly
+    std::cerr << "mmaemu " << sub.get_name() << ": internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   for (int s : {SIGINT, SIGTERM, SIGHUP}) std::signal(s, remove_temps_and_die);
-  using namespace mmaemu::cli;
   auto logger = spdlog::stderr_color_mt("mmaemu");
   spdlog::set_default_logger(logger);
   spdlog::set_pattern("mmaemu: %^%l%$: %v");
@@ -120,20 +168,7 @@ int main(int argc, char** argv) {
     runners.emplace_back(sub, command.setup(*sub));
     names += (names.empty() ? "" : ", ") + std::string(command.name);
   }
-  // The first word that is not an option names the subcommand (the global options take no
-  // value): one that is not in the table is named as such, with the list.
-  for (int i = 1; i < argc; ++i) {
-    const std::string word = argv[i];
-    if (word.empty() || word[0] == '-') continue;
-    const bool known = std::any_of(command_table().begin(), command_table().end(),
-                                   [&](const Command& c) { return word == c.name; });
-    if (!known) {
-      std::cerr << "mmaemu: unknown subcommand '" << word << "'; the subcommands are: " << names
-                << " (mmaemu --help describes them)\n";
-      return kExitUsage;
-    }
-    break;
-  }
+  if (!subcommand_known(argc, argv, names)) return kExitUsage;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -143,29 +178,8 @@ int main(int argc, char** argv) {
   spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::info);
   for (auto& [sub, runner] : runners) {
     if (!sub->parsed()) continue;
-    // --no-clobber: one check for every subcommand's --out, before any work.
-    if (const CLI::Option* out = sub->get_option_no_throw("--out");
-        no_clobber && out && out->count() > 0) {
-      std::error_code ec;
-      const std::string path = out->as<std::string>();
-      if (std::filesystem::exists(std::filesystem::symlink_status(path, ec))) {
-        std::cerr << "mmaemu " << sub->get_name() << ": error: --out " << path
-                  << " exists and --no-clobber was given; nothing written\n";
-        return kExitUsage;
-      }
-    }
-    try {
-      mmaemu::Result<int> status = runner();
-      if (!status) {
-        std::cerr << "mmaemu " << sub->get_name() << ": error: " << status.error().message()
-                  << "\n";
-        return exit_status_for(status.error());
-      }
-      return *status;
-    } catch (const std::exception& e) {  // a bug, not an input problem: say so plainly
-      std::cerr << "mmaemu " << sub->get_name() << ": internal error: " << e.what() << "\n";
-      return kExitInternal;
-    }
+    if (no_clobber && !out_may_be_written(*sub)) return kExitUsage;
+    return run_subcommand(*sub, runner);
   }
   return kExitUsage;
 }
