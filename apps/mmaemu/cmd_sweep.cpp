@@ -249,19 +249,16 @@ std::vector<SampleCell> pick_sample(const SweepResult& r, int count, int64_t max
   return picked;
 }
 
-// Records the sample through cuBLASLt and replays it with the swept tables: the verdict checks
-// both the table (the count the profile gives equals the one the recorded run used) and the bits.
-Result<json> replay_sample(const SweepCliOptions& o, const SweepResult& r, const Profile& base,
-                           int& failures) {
-  const Profile& profile = base;
-  const auto cells = pick_sample(r, o.replay_sample, o.sample_max_macs);
-  std::map<std::string, int> table_split_k;  // by recording id: the count the sweep logged
+// The sample's calls, by workspace: normal operands, unit scales, no bias, the GPU's own SM count;
+// `table_split_k` gets the count the sweep logged for each.
+Result<std::map<int64_t, std::vector<RecordCall>>> sample_calls(
+    const SweepCliOptions& o, const SweepResult& r, std::map<std::string, int>& table_split_k) {
   std::map<int64_t, std::vector<RecordCall>> by_workspace;
   uint64_t seed = 77;
-  for (const auto& s : cells) {
+  for (const auto& s : pick_sample(r, o.replay_sample, o.sample_max_macs)) {
     const SweepKey& key = r.tables[s.table].key;
     RecordCall c = record_call(key, s.m, s.n, s.k);
-    c.bias_dtype.reset();  // the sample records without a bias and at the GPU's own SM count
+    c.bias_dtype.reset();
     c.sm_count_target = 0;
     c.id = fmt::format("sweep_{}x{}x{}_{}_{}_{}_ws{}", s.m, s.n, s.k,
                        key.rowwise ? "rowwise" : "tensorwise",
@@ -270,59 +267,68 @@ Result<json> replay_sample(const SweepCliOptions& o, const SweepResult& r, const
     c.dist = "normal";
     c.seed = ++seed;
     if (auto drawn = draw_operands({&c, 1}, 1); !drawn) return drawn.error();
-    if (c.rowwise) {
-      c.scale_a.assign(static_cast<size_t>(c.m), 0x3F800000);
-      c.scale_b.assign(static_cast<size_t>(c.n), 0x3F800000);
-    } else {
-      c.scale_a = {0x3F800000};
-      c.scale_b = {0x3F800000};
-    }
+    c.scale_a.assign(c.rowwise ? static_cast<size_t>(c.m) : 1, 0x3F800000);
+    c.scale_b.assign(c.rowwise ? static_cast<size_t>(c.n) : 1, 0x3F800000);
     table_split_k[c.id] = r.tables[s.table].splits[s.cell];
     by_workspace[key.workspace_bytes].push_back(std::move(c));
   }
+  return by_workspace;
+}
+
+// One recording of the sample replayed with the sweep's count, not the recording's: the sample
+// checks that the heuristic asked alone chose what the recorded run used, and that the bits
+// follow from it.
+Result<json> replay_sample_call(const TruthSet& set, const Recording& rec, const Profile& profile,
+                                int table_split_k, int64_t ws, bool& pass) {
+  auto loaded = load_scaled_mm_call(set, rec);
+  if (!loaded) return loaded.error();
+  auto plan = profile.resolve(
+      loaded->call,
+      {.known_split_k = table_split_k, .workspace_bytes = ws, .sm_count = std::nullopt});
+  if (!plan) return plan.error();
+  auto out = emulate(*plan, loaded->call, Backend::cpu, threads_for_jobs(0));
+  if (!out) return out.error();
+  const Comparison cmp = compare_bits(rec.out_dtype, loaded->expected, *out);
+  const bool table_agrees = rec.recorded_split_k == plan->split_k;
+  pass = table_agrees && cmp.bit_exact();
+  if (!pass)
+    std::cout << fmt::format("FAIL {}: table {} splits, recorded {}; {}/{} elements differ", rec.id,
+                             plan->split_k, rec.recorded_split_k.value_or(-1), cmp.mismatches,
+                             cmp.total)
+              << std::endl;
+  return json{{"id", rec.id},
+              {"workspace_bytes", ws},
+              {"table_split_k", plan->split_k},
+              {"recorded_split_k", rec.recorded_split_k ? json(*rec.recorded_split_k) : json()},
+              {"mismatches", cmp.mismatches},
+              {"elements", cmp.total},
+              {"verdict", pass           ? "bit-exact"
+                          : table_agrees ? "mismatch"
+                                         : "table disagrees"}};
+}
+
+// Records the sample through cuBLASLt and replays it with the swept tables: the verdict checks
+// both the table (the count the profile gives equals the one the recorded run used) and the bits.
+Result<json> replay_sample(const SweepCliOptions& o, const SweepResult& r, const Profile& profile,
+                           int& failures) {
+  std::map<std::string, int> table_split_k;  // by recording id: the count the sweep logged
+  auto by_workspace = sample_calls(o, r, table_split_k);
+  if (!by_workspace) return by_workspace.error();
   json log = json::array();
-  const int threads = threads_for_jobs(0);
-  for (auto& [ws, calls] : by_workspace) {
+  for (auto& [ws, calls] : *by_workspace) {
     const std::string dir = fmt::format("{}/ws{}", o.sample_out, ws);
-    RecordOptions ro{dir, o.cublaslt, ws, 0};
-    auto summary = record_truth_set(ro, std::move(calls), {});
+    auto summary = record_truth_set({dir, o.cublaslt, ws, 0}, std::move(calls), {});
     if (!summary) return summary.error();
     auto set = load_truth_set(dir);
     if (!set) return set.error();
     Progress progress(set->recordings.size());
     for (const auto& rec : set->recordings) {
       progress.step(rec.id);
-      auto loaded = load_scaled_mm_call(*set, rec);
-      if (!loaded) return loaded.error();
-      // The sweep's count, not the recording's: the sample checks that the heuristic asked
-      // alone chose what the recorded run used, and that the bits follow from it.
-      auto plan = profile.resolve(loaded->call, {.known_split_k = table_split_k[rec.id],
-                                                 .workspace_bytes = ws,
-                                                 .sm_count = std::nullopt});
-      if (!plan) return plan.error();
-      auto out = emulate(*plan, loaded->call, Backend::cpu, threads);
-      if (!out) return out.error();
-      const Comparison cmp = compare_bits(rec.out_dtype, loaded->expected, *out);
-      const bool table_agrees = rec.recorded_split_k == plan->split_k;
-      const bool pass = table_agrees && cmp.bit_exact();
+      bool pass = false;
+      auto entry = replay_sample_call(*set, rec, profile, table_split_k[rec.id], ws, pass);
+      if (!entry) return entry.error();
       failures += !pass;
-      log.push_back(
-          {{"id", rec.id},
-           {"workspace_bytes", ws},
-           {"table_split_k", plan->split_k},
-           {"recorded_split_k", rec.recorded_split_k ? json(*rec.recorded_split_k) : json()},
-           {"mismatches", cmp.mismatches},
-           {"elements", cmp.total},
-           {"verdict", pass           ? "bit-exact"
-                       : table_agrees ? "mismatch"
-                                      : "table disagrees"}});
-      if (!pass) {
-        progress.clear();
-        std::cout << fmt::format("FAIL {}: table {} splits, recorded {}; {}/{} elements differ",
-                                 rec.id, plan->split_k, rec.recorded_split_k.value_or(-1),
-                                 cmp.mismatches, cmp.total)
-                  << std::endl;
-      }
+      log.push_back(*entry);
     }
     progress.clear();
   }
