@@ -291,11 +291,6 @@ Result<json> replay_sample_call(const TruthSet& set, const Recording& rec, const
   const Comparison cmp = compare_bits(rec.out_dtype, loaded->expected, *out);
   const bool table_agrees = rec.recorded_split_k == plan->split_k;
   pass = table_agrees && cmp.bit_exact();
-  if (!pass)
-    std::cout << fmt::format("FAIL {}: table {} splits, recorded {}; {}/{} elements differ", rec.id,
-                             plan->split_k, rec.recorded_split_k.value_or(-1), cmp.mismatches,
-                             cmp.total)
-              << std::endl;
   return json{{"id", rec.id},
               {"workspace_bytes", ws},
               {"table_split_k", plan->split_k},
@@ -328,6 +323,14 @@ Result<json> replay_sample(const SweepCliOptions& o, const SweepResult& r, const
       auto entry = replay_sample_call(*set, rec, profile, table_split_k[rec.id], ws, pass);
       if (!entry) return entry.error();
       failures += !pass;
+      if (!pass) {
+        progress.clear();
+        std::cout << fmt::format(
+                         "FAIL {}: table {} splits, recorded {}; {}/{} elements differ", rec.id,
+                         (*entry)["table_split_k"].get<int>(), rec.recorded_split_k.value_or(-1),
+                         (*entry)["mismatches"].get<int64_t>(), (*entry)["elements"].get<int64_t>())
+                  << std::endl;
+      }
       log.push_back(*entry);
     }
     progress.clear();
