@@ -23,7 +23,7 @@ for which in old new; do
     > "$W/$which-list.out" 2>&1
   "$M" sweep --cublaslt "$LT" --out "$W/$which-ruled.safetensors" "${AXES[@]}" --skip-ruled > "$W/$which-ruled.out" 2>&1
   "$M" sweep --cublaslt "$LT" --out "$W/$which-small.json" --m 1,16,100 --n 16,256 --k 8192,40960 \
-    > "$W/$which-small.out" 2>&1
+    --replay-sample 12 --sample-out "$W/$which-sample" > "$W/$which-small.out" 2>&1
   "$M" record --cublaslt "$LT" --out "$W/$which-rec" --shapes 16x48x4096,3x80x20480 --dists normal,special \
     --pairs e4m3xe4m3,e5m2xe4m3 --out-dtypes bf16,f32,f8_e4m3 --scales one,tensorwise,rowwise --bias none,match \
     --fast-accum off,on --seed 9 > "$W/$which-rec.out" 2>&1
@@ -71,7 +71,9 @@ def without(j, *keys):
     for k in keys: j.pop(k, None)
     return j
 def small(path):  # mmaemu-sweep/1: algorithm indices are given in table order, not by threads
-    return without(json.load(open(path)), 'seconds', 'mmaemu_commit')
+    j = without(json.load(open(path)), 'seconds', 'mmaemu_commit')
+    j.get('sample', {}).pop('recorded_in', None)
+    return j
 def recorded(path):
     m = json.load(open(path + '/manifest.json'))
     return m['files'], m['recordings'], m['skipped']
@@ -97,4 +99,4 @@ else:
 print('same as before' if same else 'NOT the same as before')
 PY
 cat "$W/same-as-before.txt"
-tar czf "$P/same-as-before.tgz" -C "$W" --exclude='*-rec' .
+tar czf "$P/same-as-before.tgz" -C "$W" --exclude='*-rec' --exclude='*-sample' .
