@@ -226,6 +226,46 @@ expect_error("replay refuses a recording whose m disagrees with its tensors", ["
 (small / "dev_001.safetensors").unlink()
 expect_error("replay refuses a set whose file is missing", ["replay", "--truth-dir", small], lambda c: c == 3,
              "dev_001.safetensors: no such file")
+# Every disagreement between the manifest and the tensors, each refused with exit 4 and the
+# recording or tensor named (issue 13's corpus of malformed sets).
+(small / "dev_001.safetensors").write_bytes(data)
+r0 = one["recordings"][0]
+for what, recording, needle in [
+        ("a duplicate id", None, f"id '{r0['id']}' is used by an earlier recording"),
+        ("an operand dtype the tensor does not have", dict(r0, a_dtype="f8_e5m2"),
+         "tensor 'a' is F8_E4M3, the manifest implies F8_E5M2"),
+        ("a tensor the file does not hold", dict(r0, out="no_such_out"), "no tensor 'no_such_out'"),
+        ("a scale tensor of the wrong dtype", dict(r0, scale_a="b"), "tensor 'b' is F8_E4M3, the manifest implies F32"),
+        ("a bias of the wrong dtype", dict(r0, bias="a"), "bias 'a' must be BF16 or F16"),
+        ("a bias of the wrong length", dict(r0, bias=r0["out"]), f"tensor '{r0['out']}' has shape [16, 16], the manifest implies [16]"),
+        ("an output dtype the tensor does not have", dict(r0, out_dtype="f16"), "the manifest implies F16")]:
+    recordings = [r0, r0] if recording is None else [recording]
+    (small / "manifest.json").write_text(json.dumps(dict(one, recordings=recordings)))
+    expect_error(f"replay refuses {what}", ["replay", "--truth-dir", small], lambda c: c == 4, needle)
+deep = {"format": "mmaemu-truth/1"}
+for _ in range(100):
+    deep = {"nested": deep}
+(small / "manifest.json").write_text(json.dumps(dict(one, source=deep)))
+expect_error("replay refuses a manifest nested too deeply", ["replay", "--truth-dir", small], lambda c: c == 4,
+             "nests deeper than 64 levels")
+(small / "manifest.json").write_text(json.dumps(one))
+# A recording file that is a FIFO (read without end) or a link out of the set.
+(small / "dev_001.safetensors").unlink()
+os.mkfifo(small / "dev_001.safetensors")
+expect_error("replay refuses a FIFO in place of a file", ["replay", "--truth-dir", small], lambda c: c == 3,
+             "not a regular file")
+(small / "dev_001.safetensors").unlink()
+outside = tmp / "outside.safetensors"
+outside.write_bytes(data)
+(small / "dev_001.safetensors").symlink_to(outside)
+expect_error("replay refuses a symlink leaving the set", ["replay", "--truth-dir", small], lambda c: c == 4,
+             "a symlink leaving the set")
+(small / "dev_001.safetensors").unlink()
+(small / "inside.bin").write_bytes(data)
+(small / "dev_001.safetensors").symlink_to("inside.bin")
+code, out, err = run("replay", "--truth-dir", small, "--backend", "oracle")
+check("replay follows a symlink inside the set", code == 0 and out.strip().endswith("12/12 recordings bit-exact"),
+      out + err)
 expect_error("replay --only of an unknown id", ["replay", "--truth-dir", subset, "--only", "nope"], lambda c: c == 7, "--only nope")
 if not has_driver:
     expect_error("replay --backend cuda says why not", ["replay", "--truth-dir", subset, "--backend", "cuda"],

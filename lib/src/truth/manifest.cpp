@@ -217,7 +217,10 @@ Result<TruthSet> load_truth_set(const std::filesystem::path& directory,
     for (const auto& [name, expected] : set.files) {
       std::error_code ec;
       if (!std::filesystem::is_regular_file(directory / name, ec))
-        return Error(Errc::io, (directory / name).string() + ": no such file");
+        return Error(Errc::io, (directory / name).string() +
+                                   (std::filesystem::exists(directory / name, ec)
+                                        ? ": not a regular file (a directory, FIFO or device)"
+                                        : ": no such file"));
       if (named.count(name)) continue;
       auto actual = sha256_file(directory / name);
       if (!actual) return actual.error();
@@ -255,6 +258,15 @@ Result<void> expect_tensor(const SafetensorsFile& file, const std::string& name,
 
 Result<SafetensorsFile> open_recording_file(const TruthSet& set, const Recording& r) {
   const std::filesystem::path path = set.directory / r.file;
+  // A link may stay inside the set (a file shared by two sets is a copy, not a link out of one).
+  std::error_code ec;
+  if (std::filesystem::is_symlink(path, ec)) {
+    const auto target = std::filesystem::weakly_canonical(path, ec);
+    const auto inside = std::filesystem::weakly_canonical(set.directory, ec);
+    if (ec || target.parent_path() != inside)
+      return Error(Errc::malformed,
+                   path.string() + ": a symlink leaving the set (to " + target.string() + ")");
+  }
   auto bytes = read_file_bytes(path);
   if (!bytes) return bytes.error();
   if (set.verify_hashes) {
