@@ -167,8 +167,10 @@ void print_presets() {
   std::cout << "presets:\n";
   for (const auto& p : builtin_presets()) {
     std::string inputs;
-    for (Format f : p.input_formats)
-      inputs += (inputs.empty() ? "" : "/") + std::string(describe(f).name);
+    for (Format f : p.input_formats) {
+      if (!inputs.empty()) inputs += '/';
+      inputs += describe(f).name;
+    }
     std::cout << fmt::format(
         "  {:<24} {:<10} {:>2} terms, {} alignment bits, {}, c {}, f32 result {} bits {}\n", p.name,
         inputs, p.terms_per_step, p.alignment_fraction_bits, to_string(p.shifted_out),
