@@ -22,6 +22,18 @@ execute_process(COMMAND ${WORK_DIR}/build/consumer RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the consumer failed")
 endif()
+# The bundled subset replayed through the library's core API and by the installed mmaemu: the
+# same verdict.
+set(subset ${SOURCE_DIR}/tests/data/h200-subset)
+execute_process(COMMAND ${WORK_DIR}/build/consumer ${subset} RESULT_VARIABLE rc OUTPUT_VARIABLE by_library)
+execute_process(COMMAND ${WORK_DIR}/prefix/bin/mmaemu replay --truth-dir ${subset}
+                RESULT_VARIABLE rc_cli OUTPUT_VARIABLE by_cli ERROR_QUIET)
+string(REGEX MATCH "replay: [0-9]+/[0-9]+ recordings bit-exact" cli_verdict "${by_cli}")
+string(STRIP "${by_library}" by_library)
+if(NOT rc EQUAL 0 OR NOT rc_cli EQUAL 0 OR NOT by_library STREQUAL cli_verdict)
+  message(FATAL_ERROR "the consumer's replay (${rc}: ${by_library}) differs from mmaemu replay's (${rc_cli}: ${cli_verdict})")
+endif()
+message(STATUS "consumer: ${by_library}; mmaemu replay: ${cli_verdict}")
 execute_process(COMMAND ${WORK_DIR}/prefix/bin/mmaemu info RESULT_VARIABLE rc OUTPUT_QUIET)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the installed mmaemu info failed")
