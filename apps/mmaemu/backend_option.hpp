@@ -7,7 +7,7 @@
 #include <string>
 
 #include "mmaemu/emulate.hpp"
-#include "mmaemu/emulation_modules.hpp"
+#include "mmaemu/tools/emulation_modules.hpp"
 
 namespace mmaemu::cli {
 

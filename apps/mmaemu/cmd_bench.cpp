@@ -1,6 +1,6 @@
 // mmaemu bench: speed, side by side in one run, of the emulation backends and of native cuBLASLt
-// (run_benchmark, lib/include/mmaemu/benchmark.hpp). JSON (mmaemu-bench/1) on stdout; a table and
-// progress on stderr.
+// (run_benchmark, lib/include/mmaemu/tools/benchmark.hpp). JSON (mmaemu-bench/1) on stdout; a table
+// and progress on stderr.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -10,11 +10,11 @@
 
 #include "backend_option.hpp"
 #include "command.hpp"
-#include "mmaemu/benchmark.hpp"
 #include "mmaemu/emulate.hpp"
-#include "mmaemu/emulation_modules.hpp"
 #include "mmaemu/profile.hpp"
 #include "mmaemu/safetensors.hpp"
+#include "mmaemu/tools/benchmark.hpp"
+#include "mmaemu/tools/emulation_modules.hpp"
 #include "option_lists.hpp"
 #include "progress.hpp"
 

@@ -13,8 +13,8 @@
 
 #include "command.hpp"
 #include "data_location.hpp"
-#include "mmaemu/kernel_modules.hpp"
 #include "mmaemu/safetensors.hpp"
+#include "mmaemu/tools/kernel_modules.hpp"
 #include "mmaemu/truth.hpp"
 #include "option_lists.hpp"
 

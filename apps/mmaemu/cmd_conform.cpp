@@ -1,6 +1,6 @@
 // mmaemu conform: backends (the CUDA kernel modules, or the fast CPU path) against the oracle, bit
-// for bit (check_conformance, lib/include/mmaemu/conformance.hpp): the options parsed, the library
-// called, the matrix printed and logged.
+// for bit (check_conformance, lib/include/mmaemu/tools/conformance.hpp): the options parsed, the
+// library called, the matrix printed and logged.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -8,8 +8,8 @@
 
 #include "backend_option.hpp"
 #include "command.hpp"
-#include "mmaemu/conformance.hpp"
 #include "mmaemu/safetensors.hpp"
+#include "mmaemu/tools/conformance.hpp"
 #include "progress.hpp"
 
 namespace mmaemu::cli {

@@ -6,10 +6,10 @@
 
 #include "command.hpp"
 #include "mmaemu/algorithm.hpp"
-#include "mmaemu/device.hpp"
 #include "mmaemu/preset.hpp"
 #include "mmaemu/profile.hpp"
 #include "mmaemu/split_k.hpp"
+#include "mmaemu/tools/device.hpp"
 #include "mmaemu/version.hpp"
 
 namespace mmaemu::cli {

@@ -1,5 +1,5 @@
 // mmaemu probe: single tensor-core instructions on the live GPU with crafted tiles, judged
-// against the presets (see mmaemu/probe.hpp). The probed tiles can be saved and judged again
+// against the presets (see mmaemu/tools/probe.hpp). The probed tiles can be saved and judged again
 // later on any machine (--data), so the evidence outlives the GPU session.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -9,8 +9,8 @@
 
 #include "command.hpp"
 #include "mmaemu/gpu_family.hpp"
-#include "mmaemu/probe.hpp"
 #include "mmaemu/safetensors.hpp"
+#include "mmaemu/tools/probe.hpp"
 #include "mmaemu/version.hpp"
 #include "progress.hpp"
 

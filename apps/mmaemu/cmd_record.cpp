@@ -8,8 +8,8 @@
 
 #include "command.hpp"
 #include "mmaemu/exact.hpp"
-#include "mmaemu/record.hpp"
 #include "mmaemu/replay.hpp"
+#include "mmaemu/tools/record.hpp"
 #include "option_lists.hpp"
 
 namespace mmaemu::cli {

@@ -11,7 +11,7 @@
 #include "command.hpp"
 #include "data_location.hpp"
 #include "mmaemu/safetensors.hpp"
-#include "mmaemu/selftest.hpp"
+#include "mmaemu/tools/selftest.hpp"
 #include "mmaemu/truth.hpp"
 #include "mmaemu/version.hpp"
 #include "selftest_live.hpp"

@@ -10,7 +10,7 @@
 #include "command.hpp"
 #include "mmaemu/profile.hpp"
 #include "mmaemu/safetensors.hpp"
-#include "mmaemu/sweep.hpp"
+#include "mmaemu/tools/sweep.hpp"
 #include "mmaemu/version.hpp"
 #include "option_lists.hpp"
 #include "progress.hpp"

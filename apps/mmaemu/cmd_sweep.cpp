@@ -19,7 +19,7 @@
 #include "mmaemu/profile.hpp"
 #include "mmaemu/replay.hpp"
 #include "mmaemu/safetensors.hpp"
-#include "mmaemu/sweep.hpp"
+#include "mmaemu/tools/sweep.hpp"
 #include "mmaemu/version.hpp"
 #include "option_lists.hpp"
 #include "progress.hpp"

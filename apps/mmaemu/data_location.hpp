@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <optional>
 
-#include "mmaemu/install_location.hpp"
+#include "mmaemu/tools/install_location.hpp"
 
 namespace mmaemu::cli {
 

@@ -10,8 +10,8 @@
 #include <iostream>
 
 #include "command.hpp"
-#include "mmaemu/kernel_modules.hpp"
 #include "mmaemu/safetensors.hpp"
+#include "mmaemu/tools/kernel_modules.hpp"
 #include "mmaemu/version.hpp"
 
 namespace mmaemu::cli {

@@ -9,10 +9,10 @@
 
 #include "backend_option.hpp"
 #include "command.hpp"
-#include "mmaemu/device.hpp"
 #include "mmaemu/gpu_family.hpp"
-#include "mmaemu/live_check.hpp"
 #include "mmaemu/safetensors.hpp"
+#include "mmaemu/tools/device.hpp"
+#include "mmaemu/tools/live_check.hpp"
 #include "option_lists.hpp"
 #include "progress.hpp"
 

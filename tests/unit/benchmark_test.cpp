@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mmaemu/benchmark.hpp"
+#include "mmaemu/tools/benchmark.hpp"
 
 using namespace mmaemu;
 

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mmaemu/conformance.hpp"
+#include "mmaemu/tools/conformance.hpp"
 
 using namespace mmaemu;
 

@@ -6,9 +6,9 @@
 #include <catch2/catch.hpp>
 
 #include "mmaemu/emulate.hpp"
-#include "mmaemu/emulation_modules.hpp"
 #include "mmaemu/preset.hpp"
 #include "mmaemu/profile.hpp"
+#include "mmaemu/tools/emulation_modules.hpp"
 
 using namespace mmaemu;
 

@@ -8,10 +8,10 @@
 
 #include <random>
 
-#include "mmaemu/adversarial.hpp"
 #include "mmaemu/emulate.hpp"
 #include "mmaemu/exact.hpp"
 #include "mmaemu/profile.hpp"
+#include "mmaemu/tools/adversarial.hpp"
 
 using namespace mmaemu;
 

@@ -7,7 +7,7 @@
 #include <random>
 
 #include "mmaemu/exact.hpp"
-#include "mmaemu/selftest.hpp"
+#include "mmaemu/tools/selftest.hpp"
 
 using namespace mmaemu;
 

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "mmaemu/kernel_modules.hpp"
+#include "mmaemu/tools/kernel_modules.hpp"
 #include "mmaemu/truth.hpp"
 
 namespace fs = std::filesystem;

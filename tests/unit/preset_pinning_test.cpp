@@ -11,8 +11,8 @@
 #include <map>
 
 #include "mmaemu/gpu_family.hpp"
-#include "mmaemu/preset_moves.hpp"
 #include "mmaemu/replay.hpp"
+#include "mmaemu/tools/preset_moves.hpp"
 #include "truth_location.hpp"
 
 using namespace mmaemu;

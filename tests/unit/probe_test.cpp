@@ -5,8 +5,8 @@
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
-#include "mmaemu/preset_moves.hpp"
-#include "mmaemu/probe.hpp"
+#include "mmaemu/tools/preset_moves.hpp"
+#include "mmaemu/tools/probe.hpp"
 
 using namespace mmaemu;
 

@@ -8,10 +8,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "mmaemu/device.hpp"
 #include "mmaemu/exact.hpp"
-#include "mmaemu/live_check.hpp"
-#include "mmaemu/record.hpp"
+#include "mmaemu/tools/device.hpp"
+#include "mmaemu/tools/live_check.hpp"
+#include "mmaemu/tools/record.hpp"
 
 using namespace mmaemu;
 

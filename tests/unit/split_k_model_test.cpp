@@ -12,7 +12,7 @@
 
 #include "mmaemu/profile.hpp"
 #include "mmaemu/split_k.hpp"
-#include "mmaemu/sweep.hpp"
+#include "mmaemu/tools/sweep.hpp"
 
 using namespace mmaemu;
 using nlohmann::json;

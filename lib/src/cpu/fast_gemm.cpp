@@ -12,8 +12,8 @@
 #include "cpu/flagged_elements.hpp"
 #include "cpu/fp8_codes.hpp"
 #include "mmaemu/emulate.hpp"
-#include "mmaemu/emulation_modules.hpp"
 #include "mmaemu/exact.hpp"
+#include "mmaemu/tools/emulation_modules.hpp"
 #include "oracle/output_rows.hpp"
 
 namespace mmaemu {

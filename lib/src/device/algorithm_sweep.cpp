@@ -1,6 +1,6 @@
 // mmaemu sweep: asks cuBLASLt's heuristic, set up as torch._scaled_mm sets it up, for every
 // question of a sweep. Nothing runs on the GPU; each thread asks through its own cuBLASLt handle.
-#include "mmaemu/sweep.hpp"
+#include "mmaemu/tools/sweep.hpp"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
 // Records torch._scaled_mm calls through cuBLASLt on a live GPU (device/torch_scaled_mm.hpp sets
 // each call up as torch does), each call twice, into an mmaemu-truth/1 set.
-#include "mmaemu/record.hpp"
+#include "mmaemu/tools/record.hpp"
 
 #include <algorithm>
 

@@ -5,7 +5,7 @@
 // those whose rows hold NaN or Inf, exactly as the fast CPU path does, so the bits equal the
 // oracle's.
 #include "mmaemu/emulate.hpp"
-#include "mmaemu/emulation_modules.hpp"
+#include "mmaemu/tools/emulation_modules.hpp"
 
 #ifdef MMAEMU_HAVE_CUDA_HEADERS
 

@@ -5,7 +5,7 @@
 
 #include "device/embedded_kernels.hpp"
 #include "device/shared_library.hpp"
-#include "mmaemu/device.hpp"
+#include "mmaemu/tools/device.hpp"
 
 namespace mmaemu {
 namespace {

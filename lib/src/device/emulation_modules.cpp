@@ -1,5 +1,5 @@
 // The emulation kernel modules as data, and what each covers: plain CPU code (no CUDA header).
-#include "mmaemu/emulation_modules.hpp"
+#include "mmaemu/tools/emulation_modules.hpp"
 
 #include <algorithm>
 

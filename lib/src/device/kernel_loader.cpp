@@ -11,8 +11,8 @@
 
 #include "device/embedded_kernels.hpp"
 #include "device/shared_library.hpp"
-#include "mmaemu/emulation_modules.hpp"
-#include "mmaemu/kernel_modules.hpp"
+#include "mmaemu/tools/emulation_modules.hpp"
+#include "mmaemu/tools/kernel_modules.hpp"
 
 namespace mmaemu::device {
 namespace {

@@ -1,6 +1,6 @@
 // Live parity: random calls through cuBLASLt on GPU 0, replayed through the emulator
 // (live_check.hpp).
-#include "mmaemu/live_check.hpp"
+#include "mmaemu/tools/live_check.hpp"
 
 #include <fmt/format.h>
 

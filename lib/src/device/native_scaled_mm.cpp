@@ -1,4 +1,4 @@
-#include "mmaemu/native_scaled_mm.hpp"
+#include "mmaemu/tools/native_scaled_mm.hpp"
 
 #ifdef MMAEMU_HAVE_CUDA_HEADERS
 

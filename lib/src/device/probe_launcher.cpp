@@ -1,6 +1,6 @@
 // Runs the probes module's kernels: the committed fatbin, loaded with the driver (cuModuleLoadData
 // picks the SASS for the GPU, or JIT-compiles the module's PTX), one launch per instruction.
-#include "mmaemu/probe.hpp"
+#include "mmaemu/tools/probe.hpp"
 
 #ifdef MMAEMU_HAVE_CUDA_HEADERS
 

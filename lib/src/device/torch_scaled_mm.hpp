@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "device/cuda_api.hpp"
-#include "mmaemu/record.hpp"
+#include "mmaemu/tools/record.hpp"
 
 namespace mmaemu::device {
 

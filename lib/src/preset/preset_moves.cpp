@@ -1,4 +1,4 @@
-#include "mmaemu/preset_moves.hpp"
+#include "mmaemu/tools/preset_moves.hpp"
 
 namespace mmaemu {
 namespace {

@@ -5,8 +5,8 @@
 #include "threads/parallel_for.hpp"
 
 #include "mmaemu/mma_step.hpp"
-#include "mmaemu/preset_moves.hpp"
-#include "mmaemu/probe.hpp"
+#include "mmaemu/tools/preset_moves.hpp"
+#include "mmaemu/tools/probe.hpp"
 
 namespace mmaemu {
 namespace {

@@ -5,7 +5,7 @@
 #include <random>
 
 #include "mmaemu/exact.hpp"
-#include "mmaemu/probe.hpp"
+#include "mmaemu/tools/probe.hpp"
 
 namespace mmaemu {
 

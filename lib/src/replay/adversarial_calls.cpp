@@ -1,5 +1,5 @@
-// The generator of mmaemu/adversarial.hpp.
-#include "mmaemu/adversarial.hpp"
+// The generator of mmaemu/tools/adversarial.hpp.
+#include "mmaemu/tools/adversarial.hpp"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 // Backends and native cuBLASLt timed side by side, outputs compared (see benchmark.hpp).
-#include "mmaemu/benchmark.hpp"
+#include "mmaemu/tools/benchmark.hpp"
 
 #include <fmt/format.h>
 
@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "mmaemu/emulate.hpp"
-#include "mmaemu/native_scaled_mm.hpp"
-#include "mmaemu/record.hpp"
+#include "mmaemu/tools/native_scaled_mm.hpp"
+#include "mmaemu/tools/record.hpp"
 #include "mmaemu/version.hpp"
 
 namespace mmaemu {

@@ -1,5 +1,5 @@
 // A backend against the oracle on random and adversarial calls (see conformance.hpp).
-#include "mmaemu/conformance.hpp"
+#include "mmaemu/tools/conformance.hpp"
 
 #include <fmt/format.h>
 
@@ -7,10 +7,10 @@
 #include <optional>
 #include <random>
 
-#include "mmaemu/adversarial.hpp"
-#include "mmaemu/emulation_modules.hpp"
 #include "mmaemu/preset.hpp"
 #include "mmaemu/profile.hpp"
+#include "mmaemu/tools/adversarial.hpp"
+#include "mmaemu/tools/emulation_modules.hpp"
 #include "mmaemu/version.hpp"
 
 namespace mmaemu {

@@ -3,7 +3,7 @@
 #include "mmaemu/exact.hpp"
 #include "mmaemu/gpu_family.hpp"
 #include "mmaemu/replay.hpp"
-#include "mmaemu/selftest.hpp"
+#include "mmaemu/tools/selftest.hpp"
 #include "preset/builtin_vectors.hpp"
 
 namespace mmaemu {

@@ -1,7 +1,7 @@
 #include <random>
 
 #include "mmaemu/exact.hpp"
-#include "mmaemu/record.hpp"
+#include "mmaemu/tools/record.hpp"
 #include "threads/parallel_for.hpp"
 
 namespace mmaemu {

@@ -1,4 +1,4 @@
-#include "mmaemu/install_location.hpp"
+#include "mmaemu/tools/install_location.hpp"
 
 #include <system_error>
 

@@ -6,9 +6,9 @@
 #include <system_error>
 
 #include "json_object.hpp"
-#include "mmaemu/install_location.hpp"
-#include "mmaemu/kernel_modules.hpp"
 #include "mmaemu/safetensors.hpp"
+#include "mmaemu/tools/install_location.hpp"
+#include "mmaemu/tools/kernel_modules.hpp"
 #include "mmaemu/truth.hpp"
 
 namespace fs = std::filesystem;

@@ -1,4 +1,4 @@
-#include "mmaemu/kernel_modules.hpp"
+#include "mmaemu/tools/kernel_modules.hpp"
 #include "json_object.hpp"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // A recorded call (owning its operands) as the emulator takes it (a view).
-#include "mmaemu/record.hpp"
+#include "mmaemu/tools/record.hpp"
 
 namespace mmaemu {
 

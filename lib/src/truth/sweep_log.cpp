@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mmaemu/safetensors.hpp"
-#include "mmaemu/sweep.hpp"
+#include "mmaemu/tools/sweep.hpp"
 #include "truth/json_object.hpp"
 
 namespace mmaemu {

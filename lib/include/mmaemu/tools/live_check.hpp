@@ -13,8 +13,8 @@
 #include "mmaemu/emulate.hpp"
 #include "mmaemu/error.hpp"
 #include "mmaemu/profile.hpp"
-#include "mmaemu/record.hpp"
 #include "mmaemu/replay.hpp"
+#include "mmaemu/tools/record.hpp"
 
 namespace mmaemu {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "mmaemu/error.hpp"
-#include "mmaemu/record.hpp"
+#include "mmaemu/tools/record.hpp"
 
 namespace mmaemu {
 

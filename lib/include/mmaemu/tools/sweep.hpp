@@ -14,8 +14,8 @@
 
 #include "mmaemu/error.hpp"
 #include "mmaemu/format.hpp"
-#include "mmaemu/record.hpp"
 #include "mmaemu/split_k.hpp"
+#include "mmaemu/tools/record.hpp"
 
 namespace mmaemu {
 
