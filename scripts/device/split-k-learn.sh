@@ -32,6 +32,8 @@
 #                (K - 16) / 128 = j s at j = 21..25 (slices3-wide.txt), replayed with the logged counts;
 #                with RULES_BIN (a binary built with validation_logs/2026-12-04/split-k/slice-rules.patch) replayed under each rule
 #   slices4      the same at 1x16 for s = 12..19 (j = 20, 21) and wider shapes at j = 22..36, s = 8..24 (f16 only)
+#   slices5      the tail rule in other configurations: fast accumulation, the other operand pairs, f32 and
+#                e4m3 outputs, a bias, 114 SMs, 1 and 4 MiB (1x16 at s = 16, 17, 19, 22 and a control)
 #   conform      conform --backend cuda: every CUDA module against the oracle, NaN/Inf rows included
 #   The parts above ask only what no rule answers (sweep --skip-ruled), which is what lets them fit.
 #   holdout      50,000 random shapes in 192 configurations, never used to build the model
@@ -210,6 +212,25 @@ for set in slices3 slices4; do
     [ -n "${KEEP_TRUTH:-}" ] || [ $set-$part = slices3-small ] || rm -rf "$W/rec-$set-$part"
   done
 done
+if want slices5; then
+  i=0
+  for config in "--fast-accum on --pairs e4m3xe4m3 --out-dtypes bf16 --workspace 33554432" \
+                "--fast-accum off --pairs e5m2xe4m3 --out-dtypes f32 --workspace 1048576" \
+                "--fast-accum off --pairs e4m3xe5m2 --out-dtypes f8_e4m3 --workspace 4194304" \
+                "--fast-accum off --pairs e4m3xe4m3 --out-dtypes bf16 --workspace 33554432 --sm-count 114" \
+                "--fast-accum on --pairs e4m3xe4m3 --out-dtypes f16 --bias match --workspace 1048576"; do
+    i=$((i + 1))
+    # shellcheck disable=SC2086  # the configuration is a list of options
+    "$M" record --cublaslt "$LT" --out "$W/rec-slices5-$i" --shapes 1x16x40976,1x16x43536,1x16x48656,1x16x56336,1x16x61584 \
+      --dists normal --scales tensorwise $config --seed 10 > "$W/rec-slices5-$i.out" 2>&1
+    echo "config $i: $config" >> "$W/rec-slices5-$i.out"
+    "$M" replay --truth-dir "$W/rec-slices5-$i" --out "$W/replay-rec-slices5-$i.json" >> "$W/rec-slices5-$i.out" 2>&1
+    echo "slices5 $i ($config): $(tail -n 1 "$W/rec-slices5-$i.out")"
+    rules rec-slices5-$i "$W/rec-slices5-$i"
+    python3 validation_logs/2026-12-03/split-k/slices/k-ranges.py "$W/rec-slices5-$i" > "$W/k-ranges-slices5-$i.txt" 2>&1
+    [ -n "${KEEP_TRUTH:-}" ] || rm -rf "$W/rec-slices5-$i"
+  done
+fi
 if want conform; then
   "$M" conform --backend cuda --calls ${CONFORM_CALLS:-100} --out "$W/conform-cuda.json" > "$W/conform-cuda.out" 2>&1
   echo "rc=$?" >> "$W/conform-cuda.out"

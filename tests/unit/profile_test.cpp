@@ -161,14 +161,17 @@ TEST_CASE("split-K slices follow the library's rule", "[profile]") {
   // More slices than grains: the last ones are empty.
   CHECK(split_k_slice(256, 3, 128, 2).begin == 256);
   CHECK(split_k_slice(256, 3, 128, 2).end == 256);
-  // K = 16 mod 128, (ceil(K / 128) - 1) a multiple of the splits, 17 splits or more: the H200 drops
-  // the last 16 elements of K (validation_logs/2026-12-04/split-k). 64016 in 25 slices of 2688:
-  // slice 23 would be [61824, 64016); it ends at 64000, and slice 24 is empty.
-  CHECK(split_k_slice(64016, 25, 128, 23).begin == 61824);
-  CHECK(split_k_slice(64016, 25, 128, 23).end == 64000);
-  CHECK(split_k_slice(64016, 25, 128, 24).begin == split_k_slice(64016, 25, 128, 24).end);
-  CHECK(split_k_slice(56336, 22, 128, 20).end == 56320);
-  // With no empty slice too: 43536 in 17 slices (340 grains in 17), the last slice [43008, 43536).
+  // K = 16 mod 128, (ceil(K / 128) - 1) a multiple of the splits, 17 splits or more: the H200
+  // splits the whole 128-blocks evenly and never adds the last 16 elements of K
+  // (validation_logs/2026-12-04/split-k). 64016 in 25 slices of 20 blocks: [0, 2560) ..
+  // [61440, 64000).
+  CHECK(split_k_slice(64016, 25, 128, 0).end == 2560);
+  CHECK(split_k_slice(64016, 25, 128, 23).begin == 58880);
+  CHECK(split_k_slice(64016, 25, 128, 24).begin == 61440);
+  CHECK(split_k_slice(64016, 25, 128, 24).end == 64000);
+  CHECK(split_k_slice(56336, 22, 128, 21).end == 56320);
+  // 43536 in 17 slices (340 whole blocks in 17): the last slice [40960, 43520).
+  CHECK(split_k_slice(43536, 17, 128, 16).begin == 40960);
   CHECK(split_k_slice(43536, 17, 128, 16).end == 43520);
   // Not at 16 slices (40976: 320 grains in 16), nor with a remainder (61584: 481 grains in 24, the
   // last slice empty), nor when K = 48 mod 128 (64048), nor at a multiple of 128 (64512).
