@@ -7,6 +7,7 @@
 #include <string>
 
 #include "mmaemu/emulate.hpp"
+#include "mmaemu/tools/cuda_backend.hpp"
 #include "mmaemu/tools/emulation_modules.hpp"
 
 namespace mmaemu::cli {

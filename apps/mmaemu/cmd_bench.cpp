@@ -14,6 +14,7 @@
 #include "mmaemu/profile.hpp"
 #include "mmaemu/safetensors.hpp"
 #include "mmaemu/tools/benchmark.hpp"
+#include "mmaemu/tools/cuda_backend.hpp"
 #include "mmaemu/tools/emulation_modules.hpp"
 #include "option_lists.hpp"
 #include "progress.hpp"

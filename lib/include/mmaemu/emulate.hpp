@@ -29,27 +29,8 @@ bool is_cuda(Backend backend);
 // Whether the fast CPU path covers the plan's preset; if not, `why` says what it lacks.
 bool fast_path_supports(const Plan& plan, std::string* why = nullptr);
 
-// What each CUDA kernel module covers: emulation_modules.hpp.
-// Loads the driver and the kernel modules on GPU 0: the GPU's name and where each module came from,
-// or why the CUDA backend cannot run (v1, the plainest, does not load).
-Result<std::string> cuda_backend_device();
-// The kernel module a CUDA backend runs for the call on GPU 0 ("v1", "v4", "h1" or "h4"), or why it
-// cannot.
-Result<std::string> cuda_kernel_for(const Plan& plan, const ScaledMmCall& call, Backend backend);
-// Where the module's code came from on GPU 0: "fatbin" or "NVRTC sm_XY" (loading it if need be).
-Result<std::string> cuda_module_origin(const std::string& module);
-// What one CUDA call did, for benchmarks: the module, the kernel's wall time (launch to
-// synchronise, host clock) and how many elements the host's oracle finished.
-struct CudaRunStats {
-  std::string module;
-  double kernel_seconds = 0;
-  int64_t host_elements = 0;
-};
-// The call on GPU 0 (driver loaded at run time); an error says why no GPU path is there.
-Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& call,
-                                          Backend backend = Backend::cuda,
-                                          CudaRunStats* stats = nullptr);
-
+// The CUDA backends' own calls (the GPU and its modules, which module runs a call, run statistics)
+// are tools: mmaemu/tools/cuda_backend.hpp.
 // Computes the call with a backend; `threads` > 1 spreads rows over threads. The bits do not
 // depend on the backend or on the thread count.
 Result<std::vector<uint8_t>> emulate(const Plan& plan, const ScaledMmCall& call, Backend backend,

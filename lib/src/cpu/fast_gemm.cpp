@@ -13,6 +13,7 @@
 #include "cpu/fp8_codes.hpp"
 #include "mmaemu/emulate.hpp"
 #include "mmaemu/exact.hpp"
+#include "mmaemu/tools/cuda_backend.hpp"
 #include "mmaemu/tools/emulation_modules.hpp"
 #include "oracle/output_rows.hpp"
 

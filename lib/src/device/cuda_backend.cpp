@@ -4,6 +4,7 @@
 // every element they can; the host then computes, with the oracle, the elements a kernel flags and
 // those whose rows hold NaN or Inf, exactly as the fast CPU path does, so the bits equal the
 // oracle's.
+#include "mmaemu/tools/cuda_backend.hpp"
 #include "mmaemu/emulate.hpp"
 #include "mmaemu/tools/emulation_modules.hpp"
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mmaemu/emulate.hpp"
+#include "mmaemu/tools/cuda_backend.hpp"
 #include "mmaemu/tools/native_scaled_mm.hpp"
 #include "mmaemu/tools/record.hpp"
 #include "mmaemu/version.hpp"

@@ -10,6 +10,7 @@
 #include "mmaemu/preset.hpp"
 #include "mmaemu/profile.hpp"
 #include "mmaemu/tools/adversarial.hpp"
+#include "mmaemu/tools/cuda_backend.hpp"
 #include "mmaemu/tools/emulation_modules.hpp"
 #include "mmaemu/version.hpp"
 
