@@ -279,7 +279,7 @@ Result<std::map<int64_t, std::vector<RecordCall>>> sample_calls(
 // checks that the heuristic asked alone chose what the recorded run used, and that the bits
 // follow from it.
 Result<json> replay_sample_call(const TruthSet& set, const Recording& rec, const Profile& profile,
-                                int table_split_k, int64_t ws, bool& pass) {
+                                int table_split_k, int64_t ws) {
   auto loaded = load_scaled_mm_call(set, rec);
   if (!loaded) return loaded.error();
   auto plan = profile.resolve(
@@ -290,7 +290,7 @@ Result<json> replay_sample_call(const TruthSet& set, const Recording& rec, const
   if (!out) return out.error();
   const Comparison cmp = compare_bits(rec.out_dtype, loaded->expected, *out);
   const bool table_agrees = rec.recorded_split_k == plan->split_k;
-  pass = table_agrees && cmp.bit_exact();
+  const bool pass = table_agrees && cmp.bit_exact();
   return json{{"id", rec.id},
               {"workspace_bytes", ws},
               {"table_split_k", plan->split_k},
@@ -319,9 +319,9 @@ Result<json> replay_sample(const SweepCliOptions& o, const SweepResult& r, const
     Progress progress(set->recordings.size());
     for (const auto& rec : set->recordings) {
       progress.step(rec.id);
-      bool pass = false;
-      auto entry = replay_sample_call(*set, rec, profile, table_split_k[rec.id], ws, pass);
+      auto entry = replay_sample_call(*set, rec, profile, table_split_k[rec.id], ws);
       if (!entry) return entry.error();
+      const bool pass = (*entry)["verdict"] == "bit-exact";
       failures += !pass;
       if (!pass) {
         progress.clear();

@@ -64,6 +64,9 @@ Result<void> write_safetensors(const std::filesystem::path& path,
 // Bytes per element of a safetensors dtype, or 0 when the dtype is unknown.
 int safetensors_dtype_size(std::string_view dtype);
 
+// Nothing, or why `path` holds no regular file to read: "no such file", or "not a regular file"
+// (a directory, FIFO or device, which would be read without end or is not data).
+Result<void> require_regular_file(const std::filesystem::path& path);
 // Reads a whole file; writes a file atomically (temporary file, then rename).
 Result<std::vector<uint8_t>> read_file_bytes(const std::filesystem::path& path);
 Result<void> write_file_atomically(const std::filesystem::path& path,

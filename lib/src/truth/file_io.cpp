@@ -42,14 +42,17 @@ void remove_pending_temp_files() noexcept {
     if (g_pending_state[i].load() == 2) ::unlink(g_pending_path[i]);
 }
 
-Result<std::vector<uint8_t>> read_file_bytes(const std::filesystem::path& path) {
+Result<void> require_regular_file(const std::filesystem::path& path) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    // A FIFO or a device would be read without end; a directory is not data.
-    return Error(Errc::io,
-                 path.string() + (std::filesystem::exists(path, ec)
-                                      ? ": not a regular file (a directory, FIFO or device)"
-                                      : ": no such file"));
+  if (std::filesystem::is_regular_file(path, ec)) return {};
+  // A FIFO or a device would be read without end; a directory is not data.
+  return Error(Errc::io, path.string() + (std::filesystem::exists(path, ec)
+                                              ? ": not a regular file (a directory, FIFO or device)"
+                                              : ": no such file"));
+}
+
+Result<std::vector<uint8_t>> read_file_bytes(const std::filesystem::path& path) {
+  if (auto ok = require_regular_file(path); !ok) return ok.error();
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error(Errc::io, path.string() + ": cannot open: " + std::strerror(errno));
   std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),

@@ -215,12 +215,7 @@ Result<TruthSet> load_truth_set(const std::filesystem::path& directory,
     std::set<std::string> named;
     for (const auto& r : set.recordings) named.insert(r.file);
     for (const auto& [name, expected] : set.files) {
-      std::error_code ec;
-      if (!std::filesystem::is_regular_file(directory / name, ec))
-        return Error(Errc::io, (directory / name).string() +
-                                   (std::filesystem::exists(directory / name, ec)
-                                        ? ": not a regular file (a directory, FIFO or device)"
-                                        : ": no such file"));
+      if (auto ok = require_regular_file(directory / name); !ok) return ok.error();
       if (named.count(name)) continue;
       auto actual = sha256_file(directory / name);
       if (!actual) return actual.error();
