@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Rebuilds profiles/hopper-split-k.json from the committed H200 sweep logs (issue 11): the one
+# Rebuilds profiles/hopper-split-k.tar.xz (hopper-split-k.json, xz-packed) from the committed H200 sweep logs (issue 11): the one
 # place that lists which logs the model is built from. holdout-2027 is never among them
 # (validation_logs/2026-12-03/split-k/held-out.json). Needs python3-numpy.
 #   scripts/hopper-split-k-model.sh [OUT]
 set -eu
 cd "$(dirname "$0")/.."
 V=validation_logs/2026-12-03/split-k
-OUT=${1:-profiles/hopper-split-k.json}
+OUT=${1:-profiles/hopper-split-k.tar.xz}
 # Grids first, in the order the decider breaks ties by: the 1 MiB base grids, the other SM
 # counts and workspaces, the K-alignment grids, the per-pair dtype grids, then the listed-value logs.
 GRIDS=(dense-base dense-sm114 dense-ws32-fine dense-ws32 dense-unaligned dense-ws32-unaligned dense-ws32-fine-sm114 dense-ws32-sm114
