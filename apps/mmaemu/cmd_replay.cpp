@@ -86,8 +86,10 @@ Runner setup_replay(CLI::App& app) {
   app.add_option("--only", o->only, "replay only these recording ids");
   app.add_option(
          "--split-k-from", o->split_k_from,
-         "recording: the split count cuBLASLt logged where the recording has one; profile: the "
-         "profile's own choice for every recording (tests the profile's split-K resolver)")
+         "recording: the split count cuBLASLt logged where the recording has one, else the "
+         "profile's, overruled where the recording's kernel names show that K was (not) split; "
+         "profile: the profile's own choice for every recording (tests the profile's split-K "
+         "resolver)")
       ->capture_default_str();
   app.add_option(
          "--sm-count", o->sm_count,

@@ -282,9 +282,10 @@ Result<json> replay_sample_call(const TruthSet& set, const Recording& rec, const
                                 int table_split_k, int64_t ws) {
   auto loaded = load_scaled_mm_call(set, rec);
   if (!loaded) return loaded.error();
-  auto plan = profile.resolve(
-      loaded->call,
-      {.known_split_k = table_split_k, .workspace_bytes = ws, .sm_count = std::nullopt});
+  auto plan = profile.resolve(loaded->call, {.known_split_k = table_split_k,
+                                             .workspace_bytes = ws,
+                                             .sm_count = std::nullopt,
+                                             .known_split = std::nullopt});
   if (!plan) return plan.error();
   auto out = emulate(*plan, loaded->call, Backend::cpu, threads_for_jobs(0));
   if (!out) return out.error();

@@ -5,6 +5,7 @@
 #include "mmaemu/gpu_family.hpp"
 #include "mmaemu/profile.hpp"
 #include "mmaemu/scaled_mm.hpp"
+#include "mmaemu/truth.hpp"
 
 using namespace mmaemu;
 
@@ -255,4 +256,40 @@ TEST_CASE("a call whose output cannot be held is refused before anything is allo
   ok = validate(wide);
   REQUIRE_FALSE(ok.ok());
   CHECK_THAT(ok.error().message(), Catch::Contains("more than this machine's"));
+}
+
+TEST_CASE("a recording's kernel names override the profile's split or no split", "[profile]") {
+  auto hopper = load_profile("hopper");
+  REQUIRE(hopper.ok());
+  // Swept: 3 slices. Kernels without a split-K reduction say one slice, known.
+  auto plan = hopper->resolve(shape(128, 128, 8192), {.known_split = false});
+  REQUIRE(plan.ok());
+  CHECK(plan->split_k == 1);
+  CHECK(plan->envelope.inside);
+  CHECK_THAT(plan->split_k_source, Catch::Contains("kernels"));
+  plan = hopper->resolve(shape(128, 128, 8192), {.known_split = true});
+  REQUIRE(plan.ok());
+  CHECK(plan->split_k == 3);
+  // A workspace too small for two slices (the rule) where the kernels show a split: the assumed
+  // workspace was wrong; 2 slices, outside the envelope, said why.
+  plan = hopper->resolve(shape(4096, 4096, 8192), {.known_split = true});
+  REQUIRE(plan.ok());
+  CHECK(plan->split_k == 2);
+  CHECK_FALSE(plan->envelope.inside);
+  CHECK_THAT(plan->envelope.reason, Catch::Contains("4096x4096x8192"));
+  CHECK_THAT(plan->envelope.reason, Catch::Contains("recording's kernels"));
+  // A count known outright wins over the kernel names.
+  plan = hopper->resolve(shape(128, 128, 8192), {.known_split_k = 3, .known_split = false});
+  REQUIRE(plan.ok());
+  CHECK(plan->split_k == 3);
+
+  Recording r;
+  CHECK_FALSE(kernels_show_split(r).has_value());
+  r.kernels = {"nvjet_sm90_qqtst_64x8_128x16_1x2_h_bz_algo2_TNT"};
+  CHECK(kernels_show_split(r) == false);
+  r.kernels = {"nvjet_sm90_qqtst_64x32_128x16_2x4_h_bz_algo2_splitK_TNT",
+               "void cublasLt::splitKreduce_kernel<32, 16, int, float>(...)"};
+  CHECK(kernels_show_split(r) == true);
+  r.kernels = {"nvjet_sm90_qqtst_64x32_128x16_2x4_h_bz_splitK_TNT"};
+  CHECK(kernels_show_split(r) == true);
 }

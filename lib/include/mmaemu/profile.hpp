@@ -43,6 +43,9 @@ struct ResolveOptions {
   // The SM count cuBLASLt's heuristic saw (the GPU's, or its SM_COUNT_TARGET); default: the
   // profile's reference device's.
   std::optional<int> sm_count;
+  // Whether the library split K, where that alone is known (a recording's kernel names: cuBLASLt's
+  // splitKreduce_kernel runs only after a split). Weighed when known_split_k is not given.
+  std::optional<bool> known_split;
 };
 
 struct Profile {

@@ -44,6 +44,10 @@ struct Recording {
   Format in_dtype = Format::f16, c_dtype = Format::f32;
 };
 
+// Whether cuBLASLt split K for a recording, as its kernel names show (a splitKreduce_kernel, or
+// an nvjet kernel named splitK); nullopt when the recording lists no kernels.
+std::optional<bool> kernels_show_split(const Recording& r);
+
 struct TruthSet {
   std::filesystem::path directory;
   std::string source;

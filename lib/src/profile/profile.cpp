@@ -265,6 +265,28 @@ Result<Profile> parse_profile_in(std::string_view json_text, const std::string& 
   return p;
 }
 
+// What the library is known to have done (split K or not, from a recording's kernel names)
+// overrides a count that says otherwise. Not split: one slice, known. Split where the profile said
+// one slice: two, the count nearest the boundary the profile misplaced (every such live call on the
+// H200 took 2, validation_logs/2026-12-05/split-k), outside the envelope.
+void weigh_split_evidence(Plan& plan, bool split, const std::string& shape) {
+  if (!split && (plan.split_k > 1 || !plan.envelope.inside)) {
+    plan.split_k_source = "the recording's kernels (no split-K kernel ran); the profile said " +
+                          std::to_string(plan.split_k) + (plan.split_k > 1 ? " slices" : " slice");
+    plan.split_k = 1;
+    plan.envelope = {};
+  } else if (split && plan.split_k == 1) {
+    plan.split_k_source =
+        "the recording's kernels (splitKreduce_kernel ran) where the profile said "
+        "one slice: 2 slices assumed";
+    plan.split_k = 2;
+    plan.envelope.inside = false;
+    plan.envelope.reason = "cuBLASLt split K for shape " + shape +
+                           " (the recording's kernels) where the profile predicted one slice; "
+                           "the count is not known: 2 assumed";
+  }
+}
+
 }  // namespace
 
 Result<Profile> parse_profile(std::string_view json_text, const std::string& origin) {
@@ -359,6 +381,8 @@ Result<Plan> Profile::resolve(const ScaledMmCall& call, const ResolveOptions& op
                              "; one slice assumed";
     }
   }
+  if (!known_split_k && options.known_split)
+    weigh_split_evidence(plan, *options.known_split, shape);
   if (!listed(envelope_out_dtypes, call.out_dtype)) {
     plan.envelope.inside = false;
     plan.envelope.reason = "out dtype " + std::string(describe(call.out_dtype).name) +

@@ -83,7 +83,8 @@ Result<BenchmarkReport> run_benchmark(const BenchmarkOptions& o,
             call,
             {.known_split_k = native ? std::optional<int>(native->choice.splits()) : std::nullopt,
              .workspace_bytes = o.workspace_bytes,
-             .sm_count = std::nullopt});
+             .sm_count = std::nullopt,
+             .known_split = std::nullopt});
         if (!plan) return plan.error();
         row.splits = plan->split_k;
         row.split_k_source = plan->split_k_source;

@@ -56,7 +56,10 @@ Result<ScaledMmReplay> replay_scaled_mm(const TruthSet& set, const Recording& r,
   auto loaded = load_scaled_mm_call(set, r);
   if (!loaded) return loaded.error();
   ResolveOptions resolve;
-  if (options.split_k_from == SplitKFrom::recording) resolve.known_split_k = r.recorded_split_k;
+  if (options.split_k_from == SplitKFrom::recording) {
+    resolve.known_split_k = r.recorded_split_k;
+    resolve.known_split = kernels_show_split(r);
+  }
   resolve.workspace_bytes = recorded_workspace_bytes(set, r);
   resolve.sm_count = options.sm_count ? options.sm_count : heuristic_sm_count(set, r);
   auto plan = profile.resolve(loaded->call, resolve);

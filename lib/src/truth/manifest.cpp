@@ -1,5 +1,6 @@
 // Reading mmaemu-truth/1 manifests. Every field is checked and an error names the manifest, the
 // recording and the field.
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -142,6 +143,14 @@ std::optional<int> heuristic_sm_count(const TruthSet& set, const Recording& r) {
 
 std::optional<int64_t> recorded_workspace_bytes(const TruthSet& set, const Recording& r) {
   return r.workspace_bytes ? r.workspace_bytes : set.workspace_bytes;
+}
+
+std::optional<bool> kernels_show_split(const Recording& r) {
+  if (r.kernels.empty()) return std::nullopt;
+  return std::any_of(r.kernels.begin(), r.kernels.end(), [](const std::string& name) {
+    return name.find("splitKreduce") != std::string::npos ||
+           name.find("_splitK_") != std::string::npos;
+  });
 }
 
 Result<TruthSet> load_truth_set(const std::filesystem::path& directory,
