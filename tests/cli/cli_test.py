@@ -6,6 +6,7 @@ Usage: cli_test.py MMAEMU_EXECUTABLE SOURCE_DIR
 """
 import json
 import os
+import signal
 import struct
 import subprocess
 import sys
@@ -106,6 +107,32 @@ check("gemm writes its plan into the file's metadata",
       header.get("__metadata__", {}).get("algorithm", "").startswith("cublaslt_nvjet"), header.get("__metadata__"))
 leftovers = [p.name for p in tmp.iterdir() if ".tmp" in p.name]
 check("gemm leaves no temporary file", not leftovers, leftovers)
+# A kill while the output is being written leaves neither the temporary file nor a torn output:
+# SIGTERM is sent once the temporary file exists (a 256 MiB f32 output takes a while to write and
+# sync), then the signal takes its default course.
+def killed_mid_write(m):
+    zeros = tmp / f"zeros{m}.safetensors"
+    write_safetensors(zeros, {"a": ("F8_E4M3", [m, 16], bytes(m * 16)), "b": ("F8_E4M3", [8192, 16], bytes(8192 * 16))})
+    out = tmp / f"killed{m}.safetensors"
+    p = subprocess.Popen([exe, "gemm", "--in", str(zeros), "--out", str(out), "--out-dtype", "f32"], env=env,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seen = False
+    while p.poll() is None and not seen:
+        seen = any(name.startswith(out.name + ".tmp") for name in os.listdir(tmp))
+    if seen:
+        p.send_signal(signal.SIGTERM)
+    code = p.wait(timeout=600)
+    leftovers = [name for name in os.listdir(tmp) if name.startswith(out.name)]
+    return seen, code, leftovers
+
+
+for m in (8192, 32768):
+    seen, code, leftovers = killed_mid_write(m)
+    if seen:
+        break
+check("SIGTERM during gemm's write: the exit status names the signal, no temporary file or output is left",
+      seen and code == -signal.SIGTERM and not leftovers,
+      f"temporary file seen: {seen}, exit {code}, left: {leftovers}")
 # Outputs never destroy inputs or special files.
 victim = tmp / "victim.safetensors"
 victim.write_bytes((subset / "dev_001.safetensors").read_bytes())
