@@ -132,6 +132,15 @@ class SplitKDecider {
   int64_t slices_held(int64_t workspace_bytes, int64_t slice_bytes) const;
   int64_t slice_bytes(int64_t m, int64_t n) const;
   std::vector<Basis> bases_;
+  // What bounds one shape's count: the K rule and the call's workspace.
+  struct Bounds {
+    int64_t slice_bytes, most_by_k, most_by_workspace, usable;
+  };
+  // Whether another workspace allows the shape as many slices (and so chooses alike).
+  bool allows_as_many(const SplitKConfig& other, const Bounds& b) const;
+  std::optional<SplitKDecision> by_rule(int64_t m, int64_t n, int64_t k) const;
+  std::optional<SplitKDecision> swept(int64_t m, int64_t n, int64_t k, const Bounds& b) const;
+  SplitKDecision predicted(int64_t m, int64_t n, int64_t k, const Bounds& b) const;
 };
 
 // The count cuBLASLt's heuristic chooses for torch's m x n x k under `config`.

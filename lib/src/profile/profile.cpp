@@ -97,10 +97,8 @@ Result<void> check_kinds(const json& j, const std::string& where, const std::str
 
 }  // namespace
 
-static Result<Profile> parse_profile_fields(std::string_view json_text, const std::string& origin) {
-  auto parsed = parse_json_object(json_text, origin);
-  if (!parsed) return parsed.error();
-  const json& j = *parsed;
+// The type of every field a profile may hold, checked before any is read.
+static Result<void> check_profile_kinds(const json& j, const std::string& origin) {
   if (auto ok = check_kinds(j, "", origin,
                             {{"schema", Kind::string},
                              {"name", Kind::string},
@@ -133,6 +131,70 @@ static Result<Profile> parse_profile_fields(std::string_view json_text, const st
   if (j.contains("envelope"))
     if (auto ok = check_kinds(j["envelope"], "envelope", origin, {{"note", Kind::string}}); !ok)
       return ok.error();
+  return {};
+}
+
+// rules[i]: which preset and algorithm a configuration takes.
+static Result<ProfileRule> parse_rule(const json& r, const std::string& origin,
+                                      const std::string& where) {
+  if (auto ok = check_kinds(r, where, origin,
+                            {{"use_fast_accum", Kind::boolean},
+                             {"rowwise", Kind::boolean},
+                             {"preset", Kind::string},
+                             {"algorithm", Kind::string}});
+      !ok)
+    return ok.error();
+  ProfileRule rule;
+  auto a = formats(r.value("a_dtypes", json()), origin, where + ".a_dtypes");
+  auto b = formats(r.value("b_dtypes", json()), origin, where + ".b_dtypes");
+  auto o = formats(r.value("out_dtypes", json()), origin, where + ".out_dtypes");
+  if (!a) return a.error();
+  if (!b) return b.error();
+  if (!o) return o.error();
+  rule.a_dtypes = *a;
+  rule.b_dtypes = *b;
+  rule.out_dtypes = *o;
+  if (r.contains("use_fast_accum")) rule.use_fast_accum = r["use_fast_accum"].get<bool>();
+  if (r.contains("rowwise")) rule.rowwise = r["rowwise"].get<bool>();
+  rule.preset = text(r, "preset");
+  rule.algorithm = text(r, "algorithm");
+  if (!find_preset(rule.preset))
+    return bad(origin, where + ".preset names no preset: '" + rule.preset + "'");
+  if (!find_algorithm(rule.algorithm))
+    return bad(origin, where + ".algorithm names no algorithm: '" + rule.algorithm + "'");
+  return rule;
+}
+
+// split_k: the listed shapes of a profile without a model, or the model's name.
+static Result<void> parse_split_k_section(const json& s, const std::string& origin, Profile& p) {
+  p.split_k_source = text(s, "source");
+  for (const char* list : {"table", "unsplit_shapes"}) {
+    if (!s.contains(list)) continue;
+    for (size_t i = 0; i < s[list].size(); ++i) {
+      auto e = split_entry(s[list][i], origin,
+                           std::string("split_k.") + list + "[" + std::to_string(i) + "]");
+      if (!e) return e.error();
+      (std::string(list) == "table" ? p.split_k_table : p.unsplit_shapes).push_back(*e);
+    }
+  }
+  if (s.contains("model")) {
+    if (!s["model"].is_string() || s["model"].get<std::string>().empty())
+      return bad(origin, "split_k.model must name a split-K model file");
+    p.split_k_model_name = s["model"].get<std::string>();
+  }
+  // The grids of mmaemu-sweep/1 that profiles once carried: the split-K model replaced them.
+  if (s.contains("sweeps"))
+    return bad(origin,
+               "split_k.sweeps is no longer read: the split-K count comes from a split-K model "
+               "(split_k.model; docs/split-k.md)");
+  return {};
+}
+
+static Result<Profile> parse_profile_fields(std::string_view json_text, const std::string& origin) {
+  auto parsed = parse_json_object(json_text, origin);
+  if (!parsed) return parsed.error();
+  const json& j = *parsed;
+  if (auto ok = check_profile_kinds(j, origin); !ok) return ok.error();
   if (text(j, "schema") != "mmaemu-profile/1")
     return bad(origin, "schema must be \"mmaemu-profile/1\"");
   Profile p;
@@ -155,58 +217,12 @@ static Result<Profile> parse_profile_fields(std::string_view json_text, const st
   if (!j.contains("rules") || !j["rules"].is_array() || j["rules"].empty())
     return bad(origin, "rules must be a non-empty array");
   for (size_t i = 0; i < j["rules"].size(); ++i) {
-    const json& r = j["rules"][i];
-    const std::string where = "rules[" + std::to_string(i) + "]";
-    if (auto ok = check_kinds(r, where, origin,
-                              {{"use_fast_accum", Kind::boolean},
-                               {"rowwise", Kind::boolean},
-                               {"preset", Kind::string},
-                               {"algorithm", Kind::string}});
-        !ok)
-      return ok.error();
-    ProfileRule rule;
-    auto a = formats(r.value("a_dtypes", json()), origin, where + ".a_dtypes");
-    auto b = formats(r.value("b_dtypes", json()), origin, where + ".b_dtypes");
-    auto o = formats(r.value("out_dtypes", json()), origin, where + ".out_dtypes");
-    if (!a) return a.error();
-    if (!b) return b.error();
-    if (!o) return o.error();
-    rule.a_dtypes = *a;
-    rule.b_dtypes = *b;
-    rule.out_dtypes = *o;
-    if (r.contains("use_fast_accum")) rule.use_fast_accum = r["use_fast_accum"].get<bool>();
-    if (r.contains("rowwise")) rule.rowwise = r["rowwise"].get<bool>();
-    rule.preset = text(r, "preset");
-    rule.algorithm = text(r, "algorithm");
-    if (!find_preset(rule.preset))
-      return bad(origin, where + ".preset names no preset: '" + rule.preset + "'");
-    if (!find_algorithm(rule.algorithm))
-      return bad(origin, where + ".algorithm names no algorithm: '" + rule.algorithm + "'");
-    p.rules.push_back(rule);
+    auto rule = parse_rule(j["rules"][i], origin, "rules[" + std::to_string(i) + "]");
+    if (!rule) return rule.error();
+    p.rules.push_back(*rule);
   }
-  if (j.contains("split_k")) {
-    const json& s = j["split_k"];
-    p.split_k_source = text(s, "source");
-    for (const char* list : {"table", "unsplit_shapes"}) {
-      if (!s.contains(list)) continue;
-      for (size_t i = 0; i < s[list].size(); ++i) {
-        auto e = split_entry(s[list][i], origin,
-                             std::string("split_k.") + list + "[" + std::to_string(i) + "]");
-        if (!e) return e.error();
-        (std::string(list) == "table" ? p.split_k_table : p.unsplit_shapes).push_back(*e);
-      }
-    }
-    if (s.contains("model")) {
-      if (!s["model"].is_string() || s["model"].get<std::string>().empty())
-        return bad(origin, "split_k.model must name a split-K model file");
-      p.split_k_model_name = s["model"].get<std::string>();
-    }
-    // The grids of mmaemu-sweep/1 that profiles once carried: the split-K model replaced them.
-    if (s.contains("sweeps"))
-      return bad(origin,
-                 "split_k.sweeps is no longer read: the split-K count comes from a split-K model "
-                 "(split_k.model; docs/split-k.md)");
-  }
+  if (j.contains("split_k"))
+    if (auto ok = parse_split_k_section(j["split_k"], origin, p); !ok) return ok.error();
   if (j.contains("envelope")) {
     auto o = formats(j["envelope"].value("out_dtypes", json()), origin, "envelope.out_dtypes");
     if (!o) return o.error();

@@ -379,66 +379,65 @@ SplitKRule SplitKDecider::rule_for(int64_t m, int64_t n, int64_t k) const {
   return SplitKRule::none;
 }
 
-SplitKDecision SplitKDecider::decide(int64_t m, int64_t n, int64_t k) const {
-  const SplitKConfig& c = config_;
-  SplitKDecision d;
+std::optional<SplitKDecision> SplitKDecider::by_rule(int64_t m, int64_t n, int64_t k) const {
   // The rules: each held on every cell ever swept (model.rules_evidence).
-  const int64_t slice_bytes = this->slice_bytes(m, n);
+  SplitKDecision d;
+  d.checked = true;
   switch (rule_for(m, n, k)) {
     case SplitKRule::rowwise:
-      d.checked = true;
       d.source = "rule: rowwise-scaled calls (OUTER_VEC_32F) never split";
       return d;
     case SplitKRule::short_k:
-      d.checked = true;
       d.source =
           fmt::format("rule: a slice holds more than {} elements of K, so K = {} is never split",
                       model_.k_per_slice, k);
       return d;
     case SplitKRule::small_workspace:
-      d.checked = true;
       d.source = fmt::format("rule: {} bytes of workspace hold fewer than two slices of {} bytes",
-                             c.workspace_bytes, slice_bytes);
+                             config_.workspace_bytes, slice_bytes(m, n));
       return d;
     case SplitKRule::none:
       break;
   }
-  const int64_t most_by_k = ceil_div(k, model_.k_per_slice) - 1;
-  const int64_t most_by_workspace = slices_held(c.workspace_bytes, slice_bytes);
-  // Rule: the workspace matters only through the slices it allows a shape (min(ceil(K / 2560) -
-  // 1, what it holds)); two workspaces that allow as many give the same algorithm. It held on every
-  // cell two logs share (the 1, 4 and 32 MiB grids at 132 and 114 SMs, every configuration of
-  // `configs`, both holdouts), so a cell swept at such a workspace answers exactly.
-  const int64_t usable = std::min(most_by_workspace, most_by_k);
-  const auto equivalent = [&](const SplitKConfig& other) {
-    return other.workspace_bytes == c.workspace_bytes ||
-           std::min(slices_held(other.workspace_bytes, slice_bytes), most_by_k) == usable;
-  };
+  return std::nullopt;
+}
+
+// Rule: the workspace matters only through the slices it allows a shape (min(ceil(K / 2560) - 1,
+// what it holds)); two workspaces that allow as many give the same algorithm. It held on every
+// cell two logs share (the 1, 4 and 32 MiB grids at 132 and 114 SMs, every configuration of
+// `configs`, both holdouts), so a cell swept at such a workspace answers exactly.
+bool SplitKDecider::allows_as_many(const SplitKConfig& other, const Bounds& b) const {
+  return other.workspace_bytes == config_.workspace_bytes ||
+         std::min(slices_held(other.workspace_bytes, b.slice_bytes), b.most_by_k) == b.usable;
+}
+
+std::optional<SplitKDecision> SplitKDecider::swept(int64_t m, int64_t n, int64_t k,
+                                                   const Bounds& b) const {
   const auto at_workspace = [&](const SplitKConfig& other) {
-    return other.workspace_bytes == c.workspace_bytes
+    return other.workspace_bytes == config_.workspace_bytes
                ? std::string()
                : fmt::format(
                      " (swept at {} bytes of workspace, which allow this shape as many "
                      "slices, {})",
-                     other.workspace_bytes, usable);
+                     other.workspace_bytes, b.usable);
   };
+  SplitKDecision d;
+  d.checked = true;
   const SplitKShape shape{m, n, k};
   for (const auto& [p, i] : points_) {
-    if (!equivalent(p->configs[i])) continue;
+    if (!allows_as_many(p->configs[i], b)) continue;
     if (auto s = p->find(shape, i)) {
       d.splits = *s;
-      d.checked = true;
       d.source = "swept: " + p->evidence + at_workspace(p->configs[i]);
       return d;
     }
   }
   for (const SplitKGrid* g : exact_) {
-    if (!equivalent(g->config)) continue;
+    if (!allows_as_many(g->config, b)) continue;
     const auto i = g->m.index_of(m), j = g->n.index_of(n);
     const auto l = same_choice_index(g->k, k);
     if (i && j && l) {
       d.splits = g->at(*i, *j, l->first);
-      d.checked = true;
       d.source = "swept: " + g->evidence + at_workspace(g->config) +
                  (l->second == k ? ""
                                  : fmt::format(" at K = {} (K chooses only through ceil(K / 128) "
@@ -447,6 +446,12 @@ SplitKDecision SplitKDecider::decide(int64_t m, int64_t n, int64_t k) const {
       return d;
     }
   }
+  return std::nullopt;
+}
+
+SplitKDecision SplitKDecider::predicted(int64_t m, int64_t n, int64_t k,
+                                        const Bounds& bounds) const {
+  SplitKDecision d;
   // A prediction from the nearest swept configuration's grid that reaches the shape (between
   // grids of one configuration, one of the call's kind of m first, then one holding a K that
   // chooses as k does): m as the grid's lattice represents it, n up to the grid's next point, k
@@ -455,11 +460,14 @@ SplitKDecision SplitKDecider::decide(int64_t m, int64_t n, int64_t k) const {
   const Basis* chosen = nullptr;
   const Basis* nearest = nullptr;  // the nearest grid allowing as many slices, reaching or not
   std::optional<size_t> i, j;
-  std::optional<std::pair<size_t, int64_t>> same_k;  // the chosen grid's K that chooses as k does
+  // The chosen grid's K that chooses as k does (its index and value), where it has one.
+  bool has_same_k = false;
+  size_t same_k_index = 0;
+  int64_t same_k_value = 0;
   int64_t rep_m = m;
   int best_key = 0;
   for (const Basis& b : bases_) {
-    if (!equivalent(b.grid->config)) continue;
+    if (!allows_as_many(b.grid->config, bounds)) continue;
     if (!nearest) nearest = &b;
     bool mismatch = false;
     const int64_t r = representative_m(b.grid->m, m, mismatch);
@@ -474,12 +482,14 @@ SplitKDecision SplitKDecider::decide(int64_t m, int64_t n, int64_t k) const {
     if (!gi || !gj || b.grid->m.value(*gi) - r >= b.grid->m.step ||
         b.grid->n.value(*gj) - n >= b.grid->n.step)
       continue;
-    chosen = &b, best_key = key, i = gi, j = gj, rep_m = b.grid->m.value(*gi), same_k = same;
+    chosen = &b, best_key = key, i = gi, j = gj, rep_m = b.grid->m.value(*gi);
+    has_same_k = same.has_value();
+    if (same) same_k_index = same->first, same_k_value = same->second;
   }
   if (!nearest) {
     d.outside = fmt::format(
         "no split-K data for {} at a workspace that allows this shape {} slices; one slice assumed",
-        describe(c), usable);
+        describe(config_), bounds.usable);
     return d;
   }
   if (!chosen) {
@@ -491,25 +501,36 @@ SplitKDecision SplitKDecider::decide(int64_t m, int64_t n, int64_t k) const {
     return d;
   }
   const SplitKGrid* g = chosen->grid;
-  const int64_t rep_k = same_k ? same_k->second : 128 * ceil_div(k, 128);
+  const int64_t rep_k = has_same_k ? same_k_value : 128 * ceil_div(k, 128);
   const std::string basis =
       chosen->distance == 0 ? "a grid of this configuration" : "a grid of " + describe(g->config);
   int s = 0;
   const auto l =
-      same_k ? std::optional(same_k->first) : g->k.index_at_or_above(std::min(rep_k, g->k.to));
+      has_same_k ? std::optional(same_k_index) : g->k.index_at_or_above(std::min(rep_k, g->k.to));
   if (l) {
     s = g->at(*i, *j, *l);
     // Beyond the grid's last k: the K rule goes on where the last count was the K rule's.
     const int64_t rule_at_end = ceil_div(g->k.to, model_.k_per_slice) - 1;
     if (rep_k > g->k.to && s == rule_at_end)
-      s = static_cast<int>(std::min<int64_t>(most_by_k, c.sm_count));
+      s = static_cast<int>(std::min<int64_t>(bounds.most_by_k, config_.sm_count));
   }
-  s = static_cast<int>(std::min<int64_t>(s, most_by_workspace));
+  s = static_cast<int>(std::min<int64_t>(s, bounds.most_by_workspace));
   d.splits = std::max(s, 1);
   d.outside = fmt::format("predicted from {} at m = {}, n = {}, k = {}{}", basis, rep_m,
                           g->n.value(*j), l ? g->k.value(*l) : std::min(rep_k, g->k.to),
                           rep_k > g->k.to ? " (K beyond the grid)" : "");
   return d;
+}
+
+SplitKDecision SplitKDecider::decide(int64_t m, int64_t n, int64_t k) const {
+  if (auto d = by_rule(m, n, k)) return *d;
+  Bounds b;
+  b.slice_bytes = slice_bytes(m, n);
+  b.most_by_k = ceil_div(k, model_.k_per_slice) - 1;
+  b.most_by_workspace = slices_held(config_.workspace_bytes, b.slice_bytes);
+  b.usable = std::min(b.most_by_workspace, b.most_by_k);
+  if (auto d = swept(m, n, k, b)) return *d;
+  return predicted(m, n, k, b);
 }
 
 SplitKDecision decide_split_k(const SplitKModel& model, const SplitKConfig& config, int64_t m,
