@@ -17,6 +17,11 @@
 #                128j + 32 (m = 8b and 8b - 4, 1 MiB, 132 SMs) answer every K
 #   dtypes-e4e4, dtypes-e4e5, dtypes-e5e4   per operand pair, every output dtype at 1 MiB, 132 SMs,
 #                promoted, m = 8b and 8b - 4 (the configurations predicted so far from the bf16 grid)
+#   fast         fast accumulation, bf16 out, each operand pair, at every K class (K = 128j, 128j + 16,
+#                128j + 32), both kinds of m (1 MiB, 132 SMs): the configuration torch's FP8 training
+#                uses forward, predicted so far from the promoted grids (3 to 3.5 % wrong for the mixed
+#                pairs; every miss of the first torch-recorded set, validation_logs/2026-12-05/split-k)
+#   mixedk       the mixed operand pairs, promoted, bf16 out, at K = 128j + 16 and 128j + 32, both kinds of m
 #   wideunaligned  n beyond 2048 over m = 8b - 4 (1 and 4 MiB)
 #   widek        n beyond 2048 at K step 128 and K = 128j + 16, 128j + 32, both kinds of m (1 MiB)
 #   tiny         m 1..8 at n 8208..131072, the decode shapes of one token (1 MiB)
@@ -40,6 +45,13 @@
 #   live         selftest --live: runs of random calls through cuBLASLt, the model's count, bits compared
 #                (LIVE_CALLS per run, LIVE_SECONDS in all)
 #   record       small truth sets of random splitting shapes at 132 and 114 SMs, replayed
+#   torch        random torch._scaled_mm calls recorded the way the project's hardware truth is (torch's
+#                cuBLASLt at its default workspace, kernel names from the profiler, no split count;
+#                scripts/device/torch-record.py), TORCH_CALLS calls from TORCH_SEED within TORCH_SECONDS,
+#                replayed with the counts the profile gives weighed against the kernel names, and with
+#                the profile's alone; the manifest, both logs and the recordings under 256 KiB come back;
+#                TORCH_FIND=1: for each call not bit-exact, the counts that would have matched and the
+#                heuristic's answer for its shape asked directly (scripts/device/find-split-count.py)
 # The logs are packed into PACK_DIR/learn.tar.xz, cut into 15 MiB parts.
 set -u
 W=${1:?usage: split-k-learn.sh WORK_DIR PACK_DIR [PARTS]}
@@ -127,6 +139,23 @@ fi
 SKIP=(--skip-ruled --workspaces 1048576)
 ALIGNED=(--m 8..2048/8 --n 16..2048/16)
 UNALIGNED=(--m 4..2044/8 --n 16..2048/16)
+kclasses() {  # name, sweep options...: one grid log per kind of m x K class (128j, 128j + 16, 128j + 32)
+  local name=$1
+  shift
+  for cls in ${KCLASSES:-0 16 32}; do
+    local k=128..65536/128
+    [ $cls != 0 ] && k=$((5120 + cls))..65536/128
+    sweep $name-k$cls-aligned "${ALIGNED[@]}" --k $k "$@" "${SKIP[@]}" --max-seconds ${KCLASS_SECONDS:-90}
+    sweep $name-k$cls-unaligned "${UNALIGNED[@]}" --k $k "$@" "${SKIP[@]}" --max-seconds ${KCLASS_SECONDS:-90}
+  done
+}
+if want fast; then
+  kclasses dense-fast --scale-modes tensorwise --fast-accum on --pairs e4m3xe4m3,e4m3xe5m2,e5m2xe4m3 --out-dtypes bf16
+fi
+if want mixedk; then
+  KCLASSES="16 32" kclasses dense-mixed --scale-modes tensorwise --fast-accum off --pairs e4m3xe5m2,e5m2xe4m3 \
+    --out-dtypes bf16
+fi
 if want kclass; then
   for cls in 16 32; do
     sweep dense-k$cls "${ALIGNED[@]}" --k $((5120 + cls))..65536/128 "${BASE[@]}" "${SKIP[@]}" --max-seconds 60
@@ -280,6 +309,25 @@ if want record; then  # small truth sets of random shapes where cuBLASLt splits,
       >> "$W/rec-split-sm$sm.out" 2>&1
     echo "record sm$sm: $(tail -n 1 "$W/rec-split-sm$sm.out")"
   done
+fi
+if want torch; then
+  seed=${TORCH_SEED:-1}
+  T=$W-torch-$seed
+  python3 scripts/device/torch-record.py --out "$T" --calls ${TORCH_CALLS:-300} --seed $seed --split-region \
+    --max-seconds ${TORCH_SECONDS:-150} > "$W/torch-$seed.out" 2>&1
+  for from in recording profile; do
+    "$M" replay --truth-dir "$T" --backend cuda --split-k-from $from --out "$W/torch-$seed-replay-$from.json" \
+      >> "$W/torch-$seed.out" 2>&1
+  done
+  mkdir -p "$W/torch-$seed"
+  cp "$T/manifest.json" "$W/torch-$seed/"
+  find "$T" -name '*.safetensors' -size -256k -exec cp {} "$W/torch-$seed/" \;
+  echo "torch $seed: $(tail -n 3 "$W/torch-$seed.out" | tr '\n' ' ')"
+  if [ -n "${TORCH_FIND:-}" ]; then  # the counts that would have matched, and the heuristic asked directly
+    python3 scripts/device/find-split-count.py --set "$T" --replay-log "$W/torch-$seed-replay-recording.json" \
+      --mmaemu "$M" --cublaslt "$LT" --out "$W/torch-$seed-find.json" > "$W/torch-$seed-find.out" 2>&1
+    cat "$W/torch-$seed-find.out"
+  fi
 fi
 tar cf "$W.tar" -C "$W" .
 python3 - "$W.tar" "$P/learn.tar.zst" <<'EOF'
