@@ -21,7 +21,9 @@
 #                128j + 32), both kinds of m (1 MiB, 132 SMs): the configuration torch's FP8 training
 #                uses forward, predicted so far from the promoted grids (3 to 3.5 % wrong for the mixed
 #                pairs; every miss of the first torch-recorded set, validation_logs/2026-12-05/split-k)
-#   mixedk       the mixed operand pairs, promoted, bf16 out, at K = 128j + 16 and 128j + 32, both kinds of m
+#   mixedk       the mixed operand pairs, promoted, every output (MIXED_OUTS, default all four), at
+#                K = 128j + 16 and 128j + 32 (KCLASSES), both kinds of m: the first torch-recorded set's misses
+#                are K off 128j in these configurations (validation_logs/2026-12-05/split-k/torch-1/find.json.xz)
 #   wideunaligned  n beyond 2048 over m = 8b - 4 (1 and 4 MiB)
 #   widek        n beyond 2048 at K step 128 and K = 128j + 16, 128j + 32, both kinds of m (1 MiB)
 #   tiny         m 1..8 at n 8208..131072, the decode shapes of one token (1 MiB)
@@ -52,7 +54,7 @@
 #                the profile's alone; the manifest, both logs and the recordings under 256 KiB come back;
 #                TORCH_FIND=1: for each call not bit-exact, the counts that would have matched and the
 #                heuristic's answer for its shape asked directly (scripts/device/find-split-count.py)
-# The logs are packed into PACK_DIR/learn.tar.xz, cut into 15 MiB parts.
+# The logs (each over 1 MiB xz-compressed) are packed into PACK_DIR/learn.tar, cut into 15 MiB parts.
 set -u
 W=${1:?usage: split-k-learn.sh WORK_DIR PACK_DIR [PARTS]}
 P=${2:?usage: split-k-learn.sh WORK_DIR PACK_DIR [PARTS]}
@@ -153,8 +155,8 @@ if want fast; then
   kclasses dense-fast --scale-modes tensorwise --fast-accum on --pairs e4m3xe4m3,e4m3xe5m2,e5m2xe4m3 --out-dtypes bf16
 fi
 if want mixedk; then
-  KCLASSES="16 32" kclasses dense-mixed --scale-modes tensorwise --fast-accum off --pairs e4m3xe5m2,e5m2xe4m3 \
-    --out-dtypes bf16
+  KCLASSES=${KCLASSES:-16 32} kclasses dense-mixed --scale-modes tensorwise --fast-accum off \
+    --pairs e4m3xe5m2,e5m2xe4m3 --out-dtypes ${MIXED_OUTS:-bf16,f16,f32,f8_e4m3}
 fi
 if want kclass; then
   for cls in 16 32; do
@@ -329,19 +331,21 @@ if want torch; then
     cat "$W/torch-$seed-find.out"
   fi
 fi
-tar cf "$W.tar" -C "$W" .
-python3 - "$W.tar" "$P/learn.tar.zst" <<'EOF'
-import sys
-data = open(sys.argv[1], 'rb').read()
-try:
-    import pyarrow
-    packed = pyarrow.compress(data, codec='zstd', compression_level=9, asbytes=True)
-except Exception as e:  # no pyarrow: xz instead
-    import lzma
-    print('pyarrow zstd unavailable (%s): xz' % e)
-    packed = lzma.compress(data, preset=1)
-    sys.argv[2] = sys.argv[2].replace('.zst', '.xz')
-open(sys.argv[2], 'wb').write(packed)
-print('packed %d bytes into %d' % (len(data), len(packed)))
+# Each log compressed on its own, in parallel (a grid log of 8 configurations is about 1.6 GB raw),
+# then one uncompressed tar: cat learn.tar.part* | tar x
+python3 - "$W" <<'EOF'
+import lzma, os, sys
+from concurrent.futures import ProcessPoolExecutor
+def pack(path):
+    data = open(path, 'rb').read()
+    open(path + '.xz', 'wb').write(lzma.compress(data, preset=3))
+    os.remove(path)
+    return path, len(data)
+logs = [os.path.join(d, f) for d, _, fs in os.walk(sys.argv[1]) for f in fs if f.endswith('.safetensors')
+        and os.path.getsize(os.path.join(d, f)) > (1 << 20)]
+with ProcessPoolExecutor(max(1, min(16, os.cpu_count() or 1))) as pool:
+    for path, size in pool.map(pack, logs):
+        print('xz', path, size)
 EOF
-(cd "$P" && for f in learn.tar.*; do split -b 15m -d "$f" "$f.part" && rm "$f"; done; ls -la)
+tar cf "$P/learn.tar" -C "$W" .
+(cd "$P" && split -b 15m -d learn.tar learn.tar.part && rm learn.tar; ls -la)
