@@ -24,6 +24,9 @@
 #   mixedk       the mixed operand pairs, promoted, every output (MIXED_OUTS, default all four), at
 #                K = 128j + 16 and 128j + 32 (KCLASSES), both kinds of m: the first torch-recorded set's misses
 #                are K off 128j in these configurations (validation_logs/2026-12-05/split-k/torch-1/find.json.xz)
+#   e4e4k        e4m3 x e4m3, promoted, f16, f32 and e4m3 out at K = 128j + 16 and 128j + 32 (KCLASSES), both
+#                kinds of m: with mixedk, every pair and output at every K class (1 MiB, 132 SMs; in `configs`
+#                neither fast accumulation nor a bias moved the count at 1 MiB)
 #   wideunaligned  n beyond 2048 over m = 8b - 4 (1 and 4 MiB)
 #   widek        n beyond 2048 at K step 128 and K = 128j + 16, 128j + 32, both kinds of m (1 MiB)
 #   tiny         m 1..8 at n 8208..131072, the decode shapes of one token (1 MiB)
@@ -157,6 +160,10 @@ fi
 if want mixedk; then
   KCLASSES=${KCLASSES:-16 32} kclasses dense-mixed --scale-modes tensorwise --fast-accum off \
     --pairs e4m3xe5m2,e5m2xe4m3 --out-dtypes ${MIXED_OUTS:-bf16,f16,f32,f8_e4m3}
+fi
+if want e4e4k; then
+  KCLASSES=${KCLASSES:-16 32} kclasses dense-e4e4 --scale-modes tensorwise --fast-accum off --pairs e4m3xe4m3 \
+    --out-dtypes f16,f32,f8_e4m3
 fi
 if want kclass; then
   for cls in 16 32; do
