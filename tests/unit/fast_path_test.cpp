@@ -19,7 +19,7 @@ namespace {
 
 using Dist = CallDistribution;
 
-AdversarialCall random_case(std::mt19937& rng, Dist dist) {
+OwnedScaledMmCall random_case(std::mt19937& rng, Dist dist) {
   return random_adversarial_call(rng, dist);
 }
 
@@ -32,24 +32,25 @@ TEST_CASE("the fast CPU path equals the oracle on random calls", "[fast][conform
   int64_t elements = 0;
   for (Dist dist : {Dist::normal, Dist::wide, Dist::small, Dist::cancel, Dist::special}) {
     for (int trial = 0; trial < 120; ++trial) {
-      AdversarialCall c = random_case(rng, dist);
+      const OwnedScaledMmCall c = random_case(rng, dist);
+      const ScaledMmCall call = c.view();
       auto profile = load_profile(profiles[trial % 3]);
       REQUIRE(profile.ok());
-      auto plan = profile->resolve(c.call);
+      auto plan = profile->resolve(call);
       REQUIRE(plan.ok());
       plan->preset = find_preset(presets[trial % 3]);
       plan->split_k = 1 + static_cast<int>(rng() % 5);
       REQUIRE(fast_path_supports(*plan));
-      auto oracle = emulate(*plan, c.call, Backend::oracle);
-      auto fast = emulate(*plan, c.call, Backend::cpu, 1 + static_cast<int>(rng() % 3));
+      auto oracle = emulate(*plan, call, Backend::oracle);
+      auto fast = emulate(*plan, call, Backend::cpu, 1 + static_cast<int>(rng() % 3));
       REQUIRE(oracle.ok());
       REQUIRE(fast.ok());
-      INFO("dist " << static_cast<int>(dist) << " trial " << trial << ": " << c.call.m << "x"
-                   << c.call.n << "x" << c.call.k << " out " << describe(c.call.out_dtype).name
-                   << " splits " << plan->split_k << " fast " << c.call.use_fast_accum << " preset "
+      INFO("dist " << static_cast<int>(dist) << " trial " << trial << ": " << call.m << "x"
+                   << call.n << "x" << call.k << " out " << describe(call.out_dtype).name
+                   << " splits " << plan->split_k << " fast " << call.use_fast_accum << " preset "
                    << plan->preset->name);
       REQUIRE(*fast == *oracle);
-      elements += c.call.m * c.call.n;
+      elements += call.m * call.n;
     }
   }
   std::cout << elements << " elements equal on 600 random calls\n";
@@ -68,9 +69,9 @@ TEST_CASE("sparse NaNs and infinities: the fast path's step-by-step check equals
   REQUIRE(profile.ok());
   int64_t special_outputs = 0;
   for (int trial = 0; trial < 200; ++trial) {
-    AdversarialCall c = random_adversarial_call(rng, Dist::normal, shapes);
+    OwnedScaledMmCall c = random_adversarial_call(rng, Dist::normal, shapes);
     std::vector<uint8_t>&a = c.a, &b = c.b;
-    const Format fa = c.call.a_dtype, fb = c.call.b_dtype;
+    const Format fa = c.a_dtype, fb = c.b_dtype;
     auto code = [&](Format f, int what) -> uint8_t {
       const bool e5 = f == Format::f8_e5m2;
       switch (what) {
@@ -92,23 +93,21 @@ TEST_CASE("sparse NaNs and infinities: the fast path's step-by-step check equals
       else
         b[rng() % b.size()] = code(fb, what);
     }
-    c.call.a = a;
-    c.call.b = b;
-    auto plan = profile->resolve(c.call);
+    const ScaledMmCall call = c.view();
+    auto plan = profile->resolve(call);
     REQUIRE(plan.ok());
     plan->split_k = 1 + static_cast<int>(rng() % 4);
     if (trial % 2) plan->algorithm = *find_algorithm("cublaslt_nvjet_fast");
     REQUIRE(fast_path_supports(*plan));
-    auto oracle = emulate(*plan, c.call, Backend::oracle);
-    auto fast = emulate(*plan, c.call, Backend::cpu, 2);
+    auto oracle = emulate(*plan, call, Backend::oracle);
+    auto fast = emulate(*plan, call, Backend::cpu, 2);
     REQUIRE(oracle.ok());
     REQUIRE(fast.ok());
-    INFO("trial " << trial << ": " << c.call.m << "x" << c.call.n << "x" << c.call.k << " out "
-                  << describe(c.call.out_dtype).name << " splits " << plan->split_k);
+    INFO("trial " << trial << ": " << call.m << "x" << call.n << "x" << call.k << " out "
+                  << describe(call.out_dtype).name << " splits " << plan->split_k);
     REQUIRE(*fast == *oracle);
-    for (int64_t e = 0; e < c.call.m * c.call.n; ++e)
-      special_outputs +=
-          !decode(c.call.out_dtype, load_bits(c.call.out_dtype, *oracle, e)).is_finite();
+    for (int64_t e = 0; e < call.m * call.n; ++e)
+      special_outputs += !decode(call.out_dtype, load_bits(call.out_dtype, *oracle, e)).is_finite();
   }
   // The test is only worth something if specials reached outputs, in some but not all of them.
   CHECK(special_outputs > 200);
@@ -125,9 +124,10 @@ TEST_CASE("presets the fast path does not cover fall back to the oracle", "[fast
   CHECK_FALSE(fast_path_supports(plan, &why));
   CHECK(why == "flushed subnormal inputs");
   std::mt19937 rng(7);
-  AdversarialCall c = random_case(rng, Dist::normal);
-  auto oracle = emulate(plan, c.call, Backend::oracle);
-  auto fast = emulate(plan, c.call, Backend::cpu);
+  const OwnedScaledMmCall c = random_case(rng, Dist::normal);
+  const ScaledMmCall call = c.view();
+  auto oracle = emulate(plan, call, Backend::oracle);
+  auto fast = emulate(plan, call, Backend::cpu);
   REQUIRE(oracle.ok());
   REQUIRE(fast.ok());
   CHECK(*fast == *oracle);

@@ -43,6 +43,22 @@ struct ScaledMmCall {
   int64_t library_n() const { return n_full > 0 ? n_full : n; }
 };
 
+// A call that owns its operands, scales and bias: the one owning call type (recording, sweeping,
+// conform, bench and the tests draw into it); view() is the ScaledMmCall the emulator takes, valid
+// while this object lives and is not resized.
+struct OwnedScaledMmCall {
+  int64_t m = 0, n = 0, k = 0;
+  Format a_dtype = Format::f8_e4m3, b_dtype = Format::f8_e4m3, out_dtype = Format::bf16;
+  bool use_fast_accum = false;
+  std::vector<uint8_t> a, b;               // m x k, n x k codes
+  std::vector<uint32_t> scale_a, scale_b;  // f32 bits: 1 value, or m / n values (rowwise)
+  bool rowwise = false;
+  std::optional<Format> bias_dtype;
+  std::vector<uint8_t> bias;  // n values of bias_dtype
+
+  ScaledMmCall view() const;
+};
+
 // Checks dimensions, dtypes and buffer sizes; the message names the field at fault.
 Result<void> validate(const ScaledMmCall& call);
 

@@ -40,50 +40,46 @@ uint32_t random_scale(std::mt19937& rng) {
 
 }  // namespace
 
-AdversarialCall random_adversarial_call(std::mt19937& rng, CallDistribution dist,
-                                        const AdversarialShapes& shapes) {
+OwnedScaledMmCall random_adversarial_call(std::mt19937& rng, CallDistribution dist,
+                                          const AdversarialShapes& shapes) {
   const Format pairs[][2] = {{Format::f8_e4m3, Format::f8_e4m3},
                              {Format::f8_e4m3, Format::f8_e5m2},
                              {Format::f8_e5m2, Format::f8_e4m3}};
   const Format outs[] = {Format::bf16, Format::f16, Format::f32, Format::f8_e4m3, Format::f8_e5m2};
-  AdversarialCall c;
-  ScaledMmCall& call = c.call;
-  call.m = shapes.m[rng() % shapes.m.size()];
-  call.n = shapes.n[rng() % shapes.n.size()];
-  call.k = shapes.k[rng() % shapes.k.size()];
+  OwnedScaledMmCall c;
+  c.m = shapes.m[rng() % shapes.m.size()];
+  c.n = shapes.n[rng() % shapes.n.size()];
+  c.k = shapes.k[rng() % shapes.k.size()];
   const auto& pair = pairs[rng() % 3];
-  call.a_dtype = pair[0];
-  call.b_dtype = pair[1];
-  c.a.resize(call.m * call.k);
-  c.b.resize(call.n * call.k);
-  for (auto& x : c.a) x = fp8_code(call.a_dtype, dist, rng);
-  for (auto& x : c.b) x = fp8_code(call.b_dtype, dist, rng);
+  c.a_dtype = pair[0];
+  c.b_dtype = pair[1];
+  c.a.resize(c.m * c.k);
+  c.b.resize(c.n * c.k);
+  for (auto& x : c.a) x = fp8_code(c.a_dtype, dist, rng);
+  for (auto& x : c.b) x = fp8_code(c.b_dtype, dist, rng);
   if (dist == CallDistribution::cancel)  // make neighbouring products cancel
-    for (int64_t i = 0; i + 1 < call.k; i += 2)
-      for (int64_t r = 0; r < call.m; ++r) c.a[r * call.k + i + 1] = c.a[r * call.k + i] ^ 0x80;
+    for (int64_t i = 0; i + 1 < c.k; i += 2)
+      for (int64_t r = 0; r < c.m; ++r) c.a[r * c.k + i + 1] = c.a[r * c.k + i] ^ 0x80;
   if (dist == CallDistribution::cancel)
-    for (int64_t i = 0; i + 1 < call.k; i += 2)
-      for (int64_t r = 0; r < call.n; ++r) c.b[r * call.k + i + 1] = c.b[r * call.k + i];
-  call.a = c.a;
-  call.b = c.b;
+    for (int64_t i = 0; i + 1 < c.k; i += 2)
+      for (int64_t r = 0; r < c.n; ++r) c.b[r * c.k + i + 1] = c.b[r * c.k + i];
   if (rng() % 3 == 0) {
-    call.scale_a.per_row = call.scale_b.per_row = true;
-    call.scale_a.f32_bits.assign(call.m, 0);
-    call.scale_b.f32_bits.assign(call.n, 0);
-    for (auto& s : call.scale_a.f32_bits) s = random_scale(rng);
-    for (auto& s : call.scale_b.f32_bits) s = random_scale(rng);
+    c.rowwise = true;
+    c.scale_a.assign(c.m, 0);
+    c.scale_b.assign(c.n, 0);
+    for (auto& s : c.scale_a) s = random_scale(rng);
+    for (auto& s : c.scale_b) s = random_scale(rng);
   } else {
-    call.scale_a = Scales::tensorwise(random_scale(rng));
-    call.scale_b = Scales::tensorwise(random_scale(rng));
+    c.scale_a = {random_scale(rng)};
+    c.scale_b = {random_scale(rng)};
   }
-  call.out_dtype = outs[rng() % 5];
+  c.out_dtype = outs[rng() % 5];
   if (rng() % 3 == 0) {
-    const Format bf = rng() % 2 ? Format::bf16 : Format::f16;
-    c.bias.resize(call.n * 2);
-    for (int64_t j = 0; j < call.n; ++j) store_bits(bf, c.bias, j, rng() & 0xBFFF);
-    call.bias = Bias{bf, c.bias};
+    c.bias_dtype = rng() % 2 ? Format::bf16 : Format::f16;
+    c.bias.resize(c.n * 2);
+    for (int64_t j = 0; j < c.n; ++j) store_bits(*c.bias_dtype, c.bias, j, rng() & 0xBFFF);
   }
-  call.use_fast_accum = rng() % 2;
+  c.use_fast_accum = rng() % 2;
   return c;
 }
 

@@ -52,7 +52,7 @@ Result<BenchmarkReport> run_benchmark(const BenchmarkOptions& o,
     c.seed = o.seed;
     if (auto drawn = draw_operands({&c, 1}, 1); !drawn) return drawn.error();
     c.scale_a = c.scale_b = {0x3F800000u};  // 1.0: tensorwise
-    const ScaledMmCall call = scaled_mm_view(c);
+    const ScaledMmCall call = c.view();
     const double flop =
         2.0 * static_cast<double>(c.m) * static_cast<double>(c.n) * static_cast<double>(c.k);
     std::optional<NativeTiming> native;

@@ -74,9 +74,10 @@ Result<ConformanceReport> check_conformance(
   for (const auto& [dist, name] : kDistributions) {
     auto& [dist_checks, dist_unequal] = report.distributions[name];
     for (int trial = 0; trial < o.calls; ++trial) {
-      AdversarialCall c = random_adversarial_call(rng, dist, shapes);
+      const OwnedScaledMmCall drawn = random_adversarial_call(rng, dist, shapes);
+      const ScaledMmCall call = drawn.view();
       const auto& [preset, profile] = (*presets)[static_cast<size_t>(trial) % presets->size()];
-      auto plan = profile.resolve(c.call);
+      auto plan = profile.resolve(call);
       if (!plan) return plan.error();
       plan->preset = preset;
       plan->split_k =
@@ -90,7 +91,7 @@ Result<ConformanceReport> check_conformance(
         std::string why;
         bool covered = true;
         if (cuda_module) {
-          auto kernel = cuda_kernel_for(*plan, c.call, module);
+          auto kernel = cuda_kernel_for(*plan, call, module);
           if (!kernel) covered = false, why = kernel.error().message();
         } else {
           covered = fast_path_supports(*plan, &why);
@@ -100,25 +101,25 @@ Result<ConformanceReport> check_conformance(
           continue;
         }
         if (!expected) {
-          auto e = emulate(*plan, c.call, Backend::oracle, o.threads);
+          auto e = emulate(*plan, call, Backend::oracle, o.threads);
           if (!e) return e.error();
           expected = std::move(*e);
         }
-        auto got = emulate(*plan, c.call, module, o.threads);
+        auto got = emulate(*plan, call, module, o.threads);
         if (!got) return got.error();
         ++cell.calls;
         ++report.checks;
         ++dist_checks;
-        cell.elements += c.call.m * c.call.n;
+        cell.elements += call.m * call.n;
         if (*got == *expected) continue;
         ++cell.unequal;
         ++report.unequal;
         ++dist_unequal;
         report.failures.push_back(fmt::format(
             "{} on {} trial {}: {}x{}x{} {}x{} -> {}, preset {}, splits {}, fast {}", module_name,
-            name, trial, c.call.m, c.call.n, c.call.k, describe(c.call.a_dtype).name,
-            describe(c.call.b_dtype).name, describe(c.call.out_dtype).name, preset->name,
-            plan->split_k, c.call.use_fast_accum));
+            name, trial, call.m, call.n, call.k, describe(call.a_dtype).name,
+            describe(call.b_dtype).name, describe(call.out_dtype).name, preset->name, plan->split_k,
+            call.use_fast_accum));
         if (on_failure) on_failure(report.failures.back());
       }
     }

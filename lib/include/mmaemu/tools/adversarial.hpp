@@ -14,18 +14,12 @@ namespace mmaemu {
 
 enum class CallDistribution { normal, wide, small, cancel, special };
 
-// A call and the buffers its spans point into (moving the struct keeps them valid).
-struct AdversarialCall {
-  std::vector<uint8_t> a, b, bias;
-  ScaledMmCall call;
-};
-
 struct AdversarialShapes {
   std::vector<int64_t> m = {1, 3, 16, 17}, n = {1, 5, 16},
                        k = {1, 7, 31, 32, 33, 100, 128, 129, 300, 513};
 };
 
-AdversarialCall random_adversarial_call(std::mt19937& rng, CallDistribution dist,
-                                        const AdversarialShapes& shapes = {});
+OwnedScaledMmCall random_adversarial_call(std::mt19937& rng, CallDistribution dist,
+                                          const AdversarialShapes& shapes = {});
 
 }  // namespace mmaemu

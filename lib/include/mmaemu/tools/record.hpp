@@ -22,17 +22,10 @@ namespace mmaemu {
 Result<std::vector<uint8_t>> draw_fp8(Format format, const std::string& distribution, size_t count,
                                       uint64_t seed);
 
-struct RecordCall {
+// A call to record: the owning call, and what the manifest says of it.
+struct RecordCall : OwnedScaledMmCall {
   std::string id;
-  int64_t m = 0, n = 0, k = 0;
-  Format a_dtype = Format::f8_e4m3, b_dtype = Format::f8_e4m3, out_dtype = Format::bf16;
-  bool use_fast_accum = false;
-  std::vector<uint8_t> a, b;               // m x k, n x k codes
-  std::vector<uint32_t> scale_a, scale_b;  // f32 bits: 1 value, or m / n values (rowwise)
-  bool rowwise = false;
   std::optional<double> scale_a_value, scale_b_value;  // as the manifest writes tensorwise scales
-  std::optional<Format> bias_dtype;
-  std::vector<uint8_t> bias;  // n values
   std::string dist;
   uint64_t seed = 0;
   // CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET: the heuristic chooses as for a GPU with this many SMs
@@ -41,10 +34,6 @@ struct RecordCall {
   // cuBLASLt's workspace for this call; none: RecordOptions::workspace_bytes.
   std::optional<int64_t> workspace_bytes;
 };
-
-// The call as the emulator takes it: a view into `call`'s operands and bias (which must outlive
-// it), with its scales (rowwise when `call.rowwise`).
-ScaledMmCall scaled_mm_view(const RecordCall& call);
 
 // Each call's operands drawn from its `dist` and `seed`: a (m x k) from seed x 2, b (n x k) from
 // seed x 2 + 1, the convention every recorded set follows; calls spread over `threads` (<= 0:
