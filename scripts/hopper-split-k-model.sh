@@ -19,6 +19,8 @@ GRIDS=(dense-base dense-sm114 dense-ws32-fine dense-ws32 dense-unaligned dense-w
   ${EXTRA_GRIDS:-}
   m-every n-every k-every big-k sm-targets)
 args=()
-for g in "${GRIDS[@]}"; do args+=("$V/$g.safetensors.xz"); done
+for g in "${GRIDS[@]}"; do
+  case $g in */*) args+=("$g.safetensors.xz") ;; *) args+=("$V/$g.safetensors.xz") ;; esac  # a path: a later folder's log
+done
 exec python3 scripts/split-k-model.py --out "$OUT" --base "$V/model-base.json" --grids "${args[@]}" \
   --points "$V/configs.safetensors.xz" "$V/holdout.safetensors.xz" --legacy validation_logs/2026-12-02/sweep/sweep.json

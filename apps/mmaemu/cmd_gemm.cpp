@@ -28,6 +28,7 @@ struct GemmOptions {
   int sm_count = 0;
   int jobs = 0;            // 0: every core
   int64_t workspace = -1;  // -1: the profile's (torch's 1 MiB)
+  int64_t max_output = 0;  // bytes; 0: the machine's memory (validate's bound)
 };
 
 Error bad_input(const std::string& file, const std::string& what) {
@@ -114,6 +115,13 @@ Result<ScaledMmCall> call_from_file(const GemmOptions& o, const SafetensorsFile&
   call.out_dtype = *out_dtype;
   call.use_fast_accum = o.fast_accum;
   if (auto ok = validate(call); !ok) return bad_input(o.input, ok.error().message());
+  // Checked before anything the size of the output is allocated; validate() has checked that
+  // m x n x bytes does not overflow.
+  if (const int64_t bytes = call.m * call.n * describe(call.out_dtype).storage_bytes();
+      o.max_output > 0 && bytes > o.max_output)
+    return Error(Errc::invalid_argument,
+                 fmt::format("an output of {} x {} {} takes {} bytes, more than --max-output {}",
+                             call.m, call.n, describe(call.out_dtype).name, bytes, o.max_output));
   return call;
 }
 
@@ -218,6 +226,10 @@ Runner setup_gemm(CLI::App& app) {
   app.add_option("--workspace", o->workspace,
                  "cuBLASLt's workspace in bytes (default: torch's 1 MiB)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
+  app.add_option("--max-output", o->max_output,
+                 "refuse an output larger than this many bytes, before allocating it (default and "
+                 "upper bound: this machine's memory)")
+      ->check(CLI::Range(int64_t{1}, INT64_MAX));
   app.add_flag("--strict-envelope", o->strict_envelope,
                "refuse calls outside the profile's envelope");
   app.add_option("--backend", o->backend, backend_help())->capture_default_str();

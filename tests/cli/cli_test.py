@@ -152,6 +152,11 @@ for splits in ("2000000000", "0"):
     expect_error(f"gemm refuses --splits {splits}", ["gemm", "--in", subset / "dev_001.safetensors", "--out", tmp / "s.safetensors",
                  "--splits", splits], lambda c: c == 2, "split count" if splits != "0" else "")
 
+# --max-output: an output over the bound is refused before it is allocated, and nothing is written.
+expect_error("gemm refuses an output over --max-output", ["gemm", "--in", subset / "dev_001.safetensors", "--out",
+             tmp / "max.safetensors", "--max-output", "100"], lambda c: c == 2, "more than --max-output 100")
+check("gemm --max-output wrote nothing", not (tmp / "max.safetensors").exists(), "")
+
 # bad input
 good = subset / "dev_001.safetensors"
 a = tensor_bytes(good, "a")
