@@ -19,8 +19,9 @@
 #                promoted, m = 8b and 8b - 4 (the configurations predicted so far from the bf16 grid)
 #   fast         fast accumulation, bf16 out, each operand pair, at every K class (K = 128j, 128j + 16,
 #                128j + 32), both kinds of m (1 MiB, 132 SMs): the configuration torch's FP8 training
-#                uses forward, predicted so far from the promoted grids (3 to 3.5 % wrong for the mixed
-#                pairs; every miss of the first torch-recorded set, validation_logs/2026-12-05/split-k)
+#                uses forward, predicted from the promoted grids (at 1 MiB fast accumulation never moved
+#                the count in `configs` nor for the first torch-recorded set's misses, which are K off 128j:
+#                validation_logs/2026-12-05/split-k/README.md)
 #   mixedk       the mixed operand pairs, promoted, every output (MIXED_OUTS, default all four), at
 #                K = 128j + 16 and 128j + 32 (KCLASSES), both kinds of m: the first torch-recorded set's misses
 #                are K off 128j in these configurations (validation_logs/2026-12-05/split-k/torch-1/find.json.xz)
