@@ -1,13 +1,10 @@
 // mmaemu record: torch._scaled_mm's cuBLASLt calls on a live GPU, written as a truth set.
-#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <random>
 
 #include "command.hpp"
-#include "mmaemu/exact.hpp"
 #include "mmaemu/replay.hpp"
 #include "mmaemu/tools/record.hpp"
 #include "option_lists.hpp"
@@ -63,13 +60,6 @@ Result<std::vector<RecordCall>> calls_from(const std::string& dir) {
   return calls;
 }
 
-// Scales as a calibration would give them: a power of two times 1 + i/8, drawn from the seed.
-uint32_t draw_scale(std::mt19937_64& rng) {
-  const double v =
-      std::ldexp(1.0 + static_cast<double>(rng() % 8) / 8.0, static_cast<int>(rng() % 9) - 4);
-  return encode(Format::f32, ExactValue::from_double(v));
-}
-
 // A grid: shapes x operand pairs x distributions x output dtypes x scale modes x bias x fast
 // accumulation off/on.
 // The grid's options other than shapes, pairs and distributions, checked once.
@@ -105,46 +95,6 @@ Result<GridSettings> grid_settings(const RecordCliOptions& o) {
   return g;
 }
 
-// One call of the grid: its scales and bias drawn from its own generator (seed and index).
-RecordCall grid_call(int64_t m, int64_t n, int64_t k, const std::string& pair, Format fa, Format fb,
-                     const std::string& dist, const std::pair<std::string, Format>& out,
-                     const std::string& scale_mode, bool bias, bool fast, uint64_t seed,
-                     size_t index) {
-  RecordCall c;
-  c.id = fmt::format("rec_{}x{}x{}_{}_{}_{}_{}{}_{}", m, n, k, pair, dist, out.first, scale_mode,
-                     bias ? "_bias" : "", fast ? "fast" : "promoted");
-  std::mt19937_64 rng(seed * 7919 + index);
-  if (scale_mode == "rowwise") {
-    c.rowwise = true;
-    for (int64_t i = 0; i < m; ++i) c.scale_a.push_back(draw_scale(rng));
-    for (int64_t j = 0; j < n; ++j) c.scale_b.push_back(draw_scale(rng));
-  } else if (scale_mode == "tensorwise") {
-    c.scale_a = {draw_scale(rng)};
-    c.scale_b = {draw_scale(rng)};
-  } else {
-    c.scale_a = {0x3F800000};
-    c.scale_b = {0x3F800000};
-  }
-  if (bias) {
-    c.bias_dtype = out.second;
-    std::normal_distribution<double> normal(0.0, 1.0);
-    c.bias.resize(static_cast<size_t>(n) * 2);
-    for (int64_t j = 0; j < n; ++j)
-      store_bits(out.second, c.bias, static_cast<size_t>(j),
-                 encode(out.second, ExactValue::from_double(normal(rng))));
-  }
-  c.m = m;
-  c.n = n;
-  c.k = k;
-  c.a_dtype = fa;
-  c.b_dtype = fb;
-  c.out_dtype = out.second;
-  c.use_fast_accum = fast;
-  c.dist = dist;
-  c.seed = seed;
-  return c;
-}
-
 Result<std::vector<RecordCall>> calls_from_grid(const RecordCliOptions& o) {
   auto g = grid_settings(o);
   if (!g) return g.error();
@@ -172,8 +122,20 @@ Result<std::vector<RecordCall>> calls_from_grid(const RecordCliOptions& o) {
                 // torch takes a bias of the output's type, for bf16 and f16 outputs.
                 if (bias == "match" && out.second != Format::bf16 && out.second != Format::f16)
                   continue;
-                RecordCall c = grid_call(m, n, k, pair, fa, fb, dist, out, scale_mode,
-                                         bias == "match", fast, seed, calls.size());
+                RecordCall c = grid_call({.m = m,
+                                          .n = n,
+                                          .k = k,
+                                          .pair = pair,
+                                          .a_dtype = fa,
+                                          .b_dtype = fb,
+                                          .dist = dist,
+                                          .out_name = out.first,
+                                          .out_dtype = out.second,
+                                          .scale_mode = scale_mode,
+                                          .bias = bias == "match",
+                                          .fast = fast,
+                                          .seed = seed,
+                                          .index = calls.size()});
                 c.a = *a;
                 c.b = *b;
                 calls.push_back(std::move(c));

@@ -11,7 +11,7 @@
 #include "mmaemu/emulate.hpp"
 #include "mmaemu/exact.hpp"
 #include "mmaemu/profile.hpp"
-#include "mmaemu/tools/adversarial.hpp"
+#include "mmaemu/tools/calls.hpp"
 
 using namespace mmaemu;
 

@@ -4,11 +4,8 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <nlohmann/json.hpp>
-#include <random>
 
 #include "mmaemu/exact.hpp"
 #include "mmaemu/truth.hpp"
@@ -21,47 +18,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-// A value of [lo, hi] on the step lattice, log-uniformly: small and large sizes alike.
-int64_t log_uniform(std::mt19937_64& rng, int64_t lo, int64_t hi, int64_t step) {
-  const double v = std::exp(std::uniform_real_distribution<double>(
-      std::log(static_cast<double>(lo)), std::log(static_cast<double>(hi + step)))(rng));
-  return std::clamp(
-      lo + static_cast<int64_t>((v - static_cast<double>(lo)) / static_cast<double>(step)) * step,
-      lo, lo + (hi - lo) / step * step);
-}
-
-// Tensorwise or (for bf16 and f32 outputs, a third of the time) rowwise scales, powers of two
-// times 1..1.875; a bias a third of the time where torch allows one.
-void draw_scales_and_bias(std::mt19937_64& rng, RecordCall& c) {
-  auto pick = [&](int lo, int hi) {
-    return lo + static_cast<int>(rng() % static_cast<uint64_t>(hi - lo + 1));
-  };
-  // Written as the calls of earlier logs were drawn (the order g++ evaluates the two arguments
-  // in is part of which calls a seed gives).
-  auto scale = [&] {
-    const double v = std::ldexp(1.0 + static_cast<double>(rng() % 8) / 8.0, pick(-3, 3));
-    return encode(Format::f32, ExactValue::from_double(v));
-  };
-  c.rowwise = (c.out_dtype == Format::bf16 || c.out_dtype == Format::f32) && rng() % 3 == 0;
-  if (c.rowwise) {
-    for (int64_t r = 0; r < c.m; ++r) c.scale_a.push_back(scale());
-    for (int64_t r = 0; r < c.n; ++r) c.scale_b.push_back(scale());
-  } else {
-    c.scale_a = {scale()};
-    c.scale_b = {scale()};
-  }
-  // torch: a bias of the output's dtype for bf16/f16 outputs, bf16 or f16 for FP8 outputs.
-  if (c.out_dtype != Format::f32 && rng() % 3 == 0) {
-    c.bias_dtype =
-        c.out_dtype == Format::f8_e4m3 ? (rng() & 1 ? Format::bf16 : Format::f16) : c.out_dtype;
-    c.bias.resize(static_cast<size_t>(c.n) * 2);
-    std::normal_distribution<double> normal(0.0, 1.0);
-    for (int64_t j = 0; j < c.n; ++j)
-      store_bits(*c.bias_dtype, c.bias, static_cast<size_t>(j),
-                 encode(*c.bias_dtype, ExactValue::from_double(normal(rng))));
-  }
 }
 
 // The profile's own count for a recording, whatever the replay used: with split_k_from profile
@@ -106,45 +62,6 @@ Result<LiveCallResult> replay_live_call(const TruthSet& set, const Recording& r,
 }
 
 }  // namespace
-
-Result<std::vector<RecordCall>> random_live_calls(int count, uint64_t seed,
-                                                  const std::vector<int64_t>& workspaces,
-                                                  int threads) {
-  if (workspaces.empty()) return Error(Errc::invalid_argument, "no workspace sizes to draw from");
-  std::mt19937_64 rng(seed);
-  const std::pair<Format, Format> pairs[] = {{Format::f8_e4m3, Format::f8_e4m3},
-                                             {Format::f8_e4m3, Format::f8_e5m2},
-                                             {Format::f8_e5m2, Format::f8_e4m3}};
-  const Format outs[] = {Format::bf16, Format::f16, Format::f32, Format::f8_e4m3};
-  const char* dists[] = {"normal", "wide", "cancel", "small", "special"};
-  constexpr int64_t kMaxMacs = int64_t{1} << 30;  // keeps the CPU replay of one call under a second
-  std::vector<RecordCall> calls;
-  for (int i = 0; i < count; ++i) {
-    RecordCall c;
-    const bool splitting = i % 2 == 0;
-    do {
-      c.m = log_uniform(rng, 1, splitting ? 1024 : 4096, 1);
-      c.n = log_uniform(rng, 16, splitting ? 1024 : 4096, 16);
-      c.k = splitting ? log_uniform(rng, 4096, 65536, 16) : log_uniform(rng, 16, 16384, 16);
-    } while (c.m * c.n * c.k > kMaxMacs);
-    std::tie(c.a_dtype, c.b_dtype) = pairs[rng() % 3];
-    c.out_dtype = outs[rng() % 4];
-    c.use_fast_accum = rng() & 1;
-    c.workspace_bytes = workspaces[rng() % workspaces.size()];
-    c.dist = dists[rng() % 5];
-    c.seed = seed * 1000 + static_cast<uint64_t>(i);
-    draw_scales_and_bias(rng, c);
-    c.id = fmt::format(
-        "live_{:04}_{}x{}x{}_{}x{}_{}_{}{}{}_{}_ws{}", i, c.m, c.n, c.k, describe(c.a_dtype).name,
-        describe(c.b_dtype).name, describe(c.out_dtype).name, c.dist, c.rowwise ? "_rowwise" : "",
-        c.bias_dtype ? "_bias" : "", c.use_fast_accum ? "fast" : "promoted", *c.workspace_bytes);
-    calls.push_back(std::move(c));
-  }
-  // The operands last, on every core (drawn on one thread, 2000 calls took longer than a device
-  // call lasts): each call's from its own seed, so the calls are the same whatever the threads.
-  if (auto drawn = draw_operands(calls, threads); !drawn) return drawn.error();
-  return calls;
-}
 
 Result<LiveCheckReport> replay_live_set(const std::filesystem::path& dir, const LiveCheckOptions& o,
                                         const Profile& profile, const LiveCheckEvents& events) {

@@ -3,13 +3,13 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <random>
 
 #include "mmaemu/preset.hpp"
 #include "mmaemu/profile.hpp"
-#include "mmaemu/tools/adversarial.hpp"
+#include "mmaemu/tools/calls.hpp"
 #include "mmaemu/tools/cuda_backend.hpp"
 #include "mmaemu/tools/emulation_modules.hpp"
 #include "mmaemu/version.hpp"
@@ -17,25 +17,65 @@
 namespace mmaemu {
 namespace {
 
-// The presets whose step takes FP8 operands (the ones torch._scaled_mm can use), each with the
-// profile whose GEMM algorithm drives it here, loaded once.
-Result<std::vector<std::pair<const Preset*, Profile>>> fp8_presets() {
-  std::vector<std::pair<const Preset*, Profile>> v;
-  for (const auto& p : builtin_presets())
-    if (p.accepts(Format::f8_e4m3)) {
-      auto profile = load_profile(p.architecture == "ada" ? "ada" : "hopper");
-      if (!profile) return profile.error();
-      v.emplace_back(&p, std::move(profile).value());
-    }
-  return v;
+// The profile whose GEMM algorithm drives each preset here, loaded once.
+Result<std::map<std::string, Profile>> preset_profiles(const std::vector<const Preset*>& presets) {
+  std::map<std::string, Profile> profiles;
+  for (const Preset* p : presets) {
+    auto profile = load_profile(p->architecture == "ada" ? "ada" : "hopper");
+    if (!profile) return profile.error();
+    profiles.emplace(p->name, std::move(profile).value());
+  }
+  return profiles;
 }
 
-constexpr std::pair<CallDistribution, const char*> kDistributions[] = {
-    {CallDistribution::normal, "normal"},
-    {CallDistribution::wide, "wide"},
-    {CallDistribution::small, "small"},
-    {CallDistribution::cancel, "cancel"},
-    {CallDistribution::special, "special"}};
+// Every module of `modules` that covers the call against the oracle, counted into the report.
+Result<void> check_call(const ConformanceCall& drawn, const Plan& plan,
+                        const std::vector<Backend>& modules, int threads, ConformanceReport& report,
+                        const std::function<void(const std::string&)>& on_failure) {
+  const ScaledMmCall call = drawn.call.view();
+  const std::string name(distribution_name(drawn.distribution));
+  auto& [dist_checks, dist_unequal] = report.distributions[name];
+  std::optional<std::vector<uint8_t>> expected;
+  for (Backend module : modules) {
+    const EmulationModule* cuda_module = emulation_module_for(module);
+    const std::string module_name = cuda_module ? std::string(cuda_module->name) : "cpu";
+    ConformanceCell& cell = report.matrix[module_name][drawn.preset->name];
+    std::string why;
+    bool covered = true;
+    if (cuda_module) {
+      auto kernel = cuda_kernel_for(plan, call, module);
+      if (!kernel) covered = false, why = kernel.error().message();
+    } else {
+      covered = fast_path_supports(plan, &why);
+    }
+    if (!covered) {
+      cell.not_covered = why;
+      continue;
+    }
+    if (!expected) {
+      auto e = emulate(plan, call, Backend::oracle, threads);
+      if (!e) return e.error();
+      expected = std::move(*e);
+    }
+    auto got = emulate(plan, call, module, threads);
+    if (!got) return got.error();
+    ++cell.calls;
+    ++report.checks;
+    ++dist_checks;
+    cell.elements += call.m * call.n;
+    if (*got == *expected) continue;
+    ++cell.unequal;
+    ++report.unequal;
+    ++dist_unequal;
+    report.failures.push_back(fmt::format(
+        "{} on {} trial {}: {}x{}x{} {}x{} -> {}, preset {}, splits {}, fast {}", module_name, name,
+        drawn.trial, call.m, call.n, call.k, describe(call.a_dtype).name,
+        describe(call.b_dtype).name, describe(call.out_dtype).name, drawn.preset->name,
+        plan.split_k, call.use_fast_accum));
+    if (on_failure) on_failure(report.failures.back());
+  }
+  return {};
+}
 
 }  // namespace
 
@@ -63,66 +103,19 @@ Result<ConformanceReport> check_conformance(
           origin ? *origin : "unavailable: " + origin.error().message();
     }
   }
-  auto presets = fp8_presets();
-  if (!presets) return presets.error();
-  // The unit test's odd shapes, and larger ones that fill more of a GPU.
-  AdversarialShapes shapes;
-  shapes.m = {1, 3, 16, 17, 64, 129};
-  shapes.n = {1, 5, 16, 48, 130};
-  shapes.k = {1, 7, 16, 31, 32, 33, 48, 100, 128, 129, 160, 300, 480, 513, 1000, 1024, 2048, 4096};
-  std::mt19937 rng(static_cast<std::mt19937::result_type>(o.seed));
-  for (const auto& [dist, name] : kDistributions) {
-    auto& [dist_checks, dist_unequal] = report.distributions[name];
-    for (int trial = 0; trial < o.calls; ++trial) {
-      const OwnedScaledMmCall drawn = random_adversarial_call(rng, dist, shapes);
-      const ScaledMmCall call = drawn.view();
-      const auto& [preset, profile] = (*presets)[static_cast<size_t>(trial) % presets->size()];
-      auto plan = profile.resolve(call);
-      if (!plan) return plan.error();
-      plan->preset = preset;
-      plan->split_k =
-          rng() % 2 ? 1 : 2 + static_cast<int>(rng() % 4);  // h4 computes one slice only
-      if (on_step) on_step(name);
-      std::optional<std::vector<uint8_t>> expected;
-      for (Backend module : modules) {
-        const EmulationModule* cuda_module = emulation_module_for(module);
-        const std::string module_name = cuda_module ? std::string(cuda_module->name) : "cpu";
-        ConformanceCell& cell = report.matrix[module_name][preset->name];
-        std::string why;
-        bool covered = true;
-        if (cuda_module) {
-          auto kernel = cuda_kernel_for(*plan, call, module);
-          if (!kernel) covered = false, why = kernel.error().message();
-        } else {
-          covered = fast_path_supports(*plan, &why);
-        }
-        if (!covered) {
-          cell.not_covered = why;
-          continue;
-        }
-        if (!expected) {
-          auto e = emulate(*plan, call, Backend::oracle, o.threads);
-          if (!e) return e.error();
-          expected = std::move(*e);
-        }
-        auto got = emulate(*plan, call, module, o.threads);
-        if (!got) return got.error();
-        ++cell.calls;
-        ++report.checks;
-        ++dist_checks;
-        cell.elements += call.m * call.n;
-        if (*got == *expected) continue;
-        ++cell.unequal;
-        ++report.unequal;
-        ++dist_unequal;
-        report.failures.push_back(fmt::format(
-            "{} on {} trial {}: {}x{}x{} {}x{} -> {}, preset {}, splits {}, fast {}", module_name,
-            name, trial, call.m, call.n, call.k, describe(call.a_dtype).name,
-            describe(call.b_dtype).name, describe(call.out_dtype).name, preset->name, plan->split_k,
-            call.use_fast_accum));
-        if (on_failure) on_failure(report.failures.back());
-      }
-    }
+  ConformanceCalls calls(o.seed, o.calls);
+  auto profiles = preset_profiles(calls.presets());
+  if (!profiles) return profiles.error();
+  while (auto drawn = calls.next()) {
+    const ScaledMmCall call = drawn->call.view();
+    const std::string name(distribution_name(drawn->distribution));
+    auto plan = profiles->at(drawn->preset->name).resolve(call);
+    if (!plan) return plan.error();
+    plan->preset = drawn->preset;
+    plan->split_k = drawn->split_k;
+    if (on_step) on_step(name);
+    if (auto checked = check_call(*drawn, *plan, modules, o.threads, report, on_failure); !checked)
+      return checked.error();
   }
   return report;
 }

@@ -14,6 +14,7 @@
 #include "mmaemu/error.hpp"
 #include "mmaemu/profile.hpp"
 #include "mmaemu/replay.hpp"
+#include "mmaemu/tools/calls.hpp"
 #include "mmaemu/tools/record.hpp"
 
 namespace mmaemu {
@@ -65,14 +66,7 @@ struct LiveCheckEvents {
   std::function<void(const LiveCallResult&)> replayed;
 };
 
-// The random calls the check draws: the three operand pairs, every output dtype, fast
-// accumulation, tensorwise and rowwise scales, biases, the given workspaces; half of the shapes
-// from where cuBLASLt splits K (small m and n, large k), the rest anywhere; M any, N and K
-// multiples of 16, off any grid. The same calls for the same seed, whatever the threads.
-Result<std::vector<RecordCall>> random_live_calls(int count, uint64_t seed,
-                                                  const std::vector<int64_t>& workspaces,
-                                                  int threads);
-
+// The calls come from random_live_calls (mmaemu/tools/calls.hpp).
 // Records the calls into options.work_dir through cuBLASLt, then replays each with `profile`.
 Result<LiveCheckReport> check_live(const LiveCheckOptions& options, const Profile& profile,
                                    const LiveCheckEvents& events = {});

@@ -1,5 +1,5 @@
-// The generator of mmaemu/tools/adversarial.hpp.
-#include "mmaemu/tools/adversarial.hpp"
+// Random and adversarial calls for conformance (mmaemu/tools/calls.hpp).
+#include "mmaemu/tools/calls.hpp"
 
 #include <algorithm>
 
