@@ -270,7 +270,12 @@ for what, recording, needle in [
         ("a scale tensor of the wrong dtype", dict(r0, scale_a="b"), "tensor 'b' is F8_E4M3, the manifest implies F32"),
         ("a bias of the wrong dtype", dict(r0, bias="a"), "bias 'a' must be BF16 or F16"),
         ("a bias of the wrong length", dict(r0, bias=r0["out"]), f"tensor '{r0['out']}' has shape [16, 16], the manifest implies [16]"),
-        ("an output dtype the tensor does not have", dict(r0, out_dtype="f16"), "the manifest implies F16")]:
+        ("an output dtype the tensor does not have", dict(r0, out_dtype="f16"), "the manifest implies F16"),
+        # optional fields of the wrong type, refused like missing required ones (JsonFields)
+        ("a distribution that is not a string", dict(r0, dist=5), "field 'dist' must be a string"),
+        ("kernel names that are not strings", dict(r0, kernels=[1]), "field 'kernels' must be an array of strings"),
+        ("a split count out of range", dict(r0, algorithm={"splitk_num": 0}),
+         "field 'algorithm.splitk_num' must be an integer in [1, 4096]")]:
     recordings = [r0, r0] if recording is None else [recording]
     (small / "manifest.json").write_text(json.dumps(dict(one, recordings=recordings)))
     expect_error(f"replay refuses {what}", ["replay", "--truth-dir", small], lambda c: c == 4, needle)

@@ -134,16 +134,20 @@ TEST_CASE("bad profiles are refused with the field named", "[profile]") {
                                   "y.json");
   REQUIRE_FALSE(wrong_type.ok());
   CHECK_THAT(wrong_type.error().message(),
-             Catch::Contains("y.json: rules[0].use_fast_accum must be a boolean"));
+             Catch::Contains("y.json: field 'rules[0].use_fast_accum' must be a boolean"));
   // A field of the wrong type is named, whatever its place (issue 13: the JSON library's words).
   const std::string head = R"({"schema":"mmaemu-profile/1","maturity":"validated",
       "rules":[{"preset":"hopper_fp8_wgmma_k32","algorithm":"cublaslt_nvjet_fast"}],)";
   const std::pair<const char*, const char*> cases[] = {
-      {R"("name":7})", "name must be a string"},
-      {R"("name":"x","split_k":[1]})", "split_k must be an object"},
-      {R"("name":"x","target":{"devices":[1]}})", "target.devices must be an array of strings"},
-      {R"("name":"x","evidence":"a"})", "evidence must be an array of strings"},
-      {R"("name":"x","split_k":{"model":3}})", "split_k.model must be a string"}};
+      {R"("name":7})", "field 'name' must be a string"},
+      {R"("name":"x","split_k":[1]})", "field 'split_k' must be an object"},
+      {R"("name":"x","target":{"devices":[1]}})",
+       "field 'target.devices' must be an array of strings"},
+      {R"("name":"x","evidence":"a"})", "field 'evidence' must be an array of strings"},
+      {R"("name":"x","split_k":{"model":3}})", "field 'split_k.model' must be a string"},
+      {R"("name":"x","rules":[3]})", "field 'rules[0]' must be an object"},
+      {R"("name":"x","envelope":{"out_dtypes":["f12"]}})",
+       "field 'envelope.out_dtypes' names an unknown dtype 'f12'"}};
   for (const auto& [tail, message] : cases) {
     auto refused = parse_profile(head + tail, "w.json");
     REQUIRE_FALSE(refused.ok());

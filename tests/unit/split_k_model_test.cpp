@@ -215,7 +215,19 @@ TEST_CASE("a malformed split-K model is refused with the field at fault", "[spli
   m["grids"][0]["runs"] = "not base64!";
   auto r = parse_split_k_model(m.dump(), "bad model");
   REQUIRE_FALSE(r.ok());
-  CHECK_THAT(r.error().message(), Catch::Contains("grids[0].runs"));
+  CHECK_THAT(r.error().message(), Catch::Contains("grids[0]: field 'runs' is not base64"));
+
+  // An optional field of the wrong type is refused by name, like a required one.
+  m = small_model();
+  m["grids"][0]["evidence"] = 5;
+  r = parse_split_k_model(m.dump(), "bad model");
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.error().message(), Catch::Contains("grids[0]: field 'evidence' must be a string"));
+  m = small_model();
+  m["rules"] = {{"k_per_slice", 0}};
+  r = parse_split_k_model(m.dump(), "bad model");
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.error().message(), Catch::Contains("field 'rules.k_per_slice' must be an integer"));
 
   m = small_model();
   m["grids"][0]["k"] = {128, 12928, 128};  // one more k than the runs describe

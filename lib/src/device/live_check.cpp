@@ -10,6 +10,8 @@
 #include "mmaemu/exact.hpp"
 #include "mmaemu/truth.hpp"
 #include "mmaemu/version.hpp"
+#include "truth/json_fields.hpp"
+#include "truth/json_object.hpp"
 
 namespace mmaemu {
 namespace {
@@ -144,10 +146,12 @@ std::string live_check_report_json(const LiveCheckOptions& o, const Profile& pro
     if (!c.profile_inside_envelope) call["envelope_reason"] = c.envelope_reason;
     results.push_back(std::move(call));
   }
-  json environment = json::parse(r.environment_json, nullptr, false);
-  if (environment.is_discarded()) environment = json::object();
-  const json gpu = environment.value("gpu", json("unknown"));
-  const json sm = environment.value("sm", json("unknown"));
+  // The recorded set's environment (a manifest's, read and checked with it), copied as it is.
+  const auto parsed = parse_json_object(r.environment_json, "the recorded set's environment");
+  const json environment = parsed ? *parsed : json::object();
+  const JsonFields env(environment, "the recorded set's environment");
+  const json gpu = env.has("gpu") ? env.at("gpu") : json("unknown");
+  const json sm = env.has("sm") ? env.at("sm") : json("unknown");
   return json({{"format", "mmaemu-selftest-live/2"},
                {"gpu", gpu},
                {"sm", sm},

@@ -7,6 +7,7 @@
 #include "mmaemu/profile.hpp"
 #include "mmaemu/safetensors.hpp"
 #include "profile/embedded_profiles.hpp"
+#include "truth/json_fields.hpp"
 #include "truth/json_object.hpp"
 
 namespace mmaemu {
@@ -14,221 +15,119 @@ namespace {
 
 using nlohmann::json;
 
-Error bad(const std::string& origin, const std::string& what) {
-  return Error(Errc::malformed, origin + ": " + what);
-}
-
-Result<std::vector<Format>> formats(const json& j, const std::string& origin,
-                                    const std::string& field) {
+// dtype names of an optional array field; absent: empty (any dtype).
+Result<std::vector<Format>> formats(const JsonFields& j, const char* key) {
+  auto names = j.strings(key);
+  if (!names) return names.error();
   std::vector<Format> out;
-  if (j.is_null()) return out;
-  if (!j.is_array()) return bad(origin, field + " must be an array of dtype names");
-  for (const auto& e : j) {
-    auto f = e.is_string() ? format_from_name(e.get<std::string>()) : std::nullopt;
-    if (!f) return bad(origin, field + " names an unknown dtype " + e.dump());
+  for (const auto& name : *names) {
+    auto f = format_from_name(name);
+    if (!f) return j.error(key, "names an unknown dtype '" + name + "'");
     out.push_back(*f);
   }
   return out;
-}
-
-std::string text(const json& j, const char* key) {
-  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
 }
 
 bool listed(const std::vector<Format>& list, Format f) {
   return list.empty() || std::find(list.begin(), list.end(), f) != list.end();
 }
 
-Result<SplitKEntry> split_entry(const json& e, const std::string& origin,
-                                const std::string& where) {
-  if (!e.is_object()) return bad(origin, where + " must be an object");
-  for (const char* key : {"m", "n", "k", "splits"})
-    if (!e.contains(key) || !e[key].is_number_integer() || e[key].get<int64_t>() <= 0)
-      return bad(origin, where + "." + key + " must be a positive integer");
-  if (e.contains("rowwise") && !e["rowwise"].is_boolean())
-    return bad(origin, where + ".rowwise must be a boolean");
-  return SplitKEntry{e["m"].get<int64_t>(),  e["n"].get<int64_t>(),     e["k"].get<int64_t>(),
-                     e["splits"].get<int>(), e.value("rowwise", false), text(e, "evidence")};
-}
-
-// Each field a profile may hold, with its JSON type: a field of another type is bad input that
-// names it ("rules[0].use_fast_accum must be a boolean"), before any value is read.
-enum class Kind { string, boolean, integer, object, array, string_array };
-
-Result<void> check_kinds(const json& j, const std::string& where, const std::string& origin,
-                         std::initializer_list<std::pair<const char*, Kind>> fields) {
-  const std::string prefix = where.empty() ? "" : where + ".";
-  if (!j.is_object())
-    return bad(origin, (where.empty() ? "the profile" : where) + " must be an object");
-  for (const auto& [key, kind] : fields) {
-    if (!j.contains(key)) continue;
-    const json& v = j[key];
-    // null stands for "not known" in a scalar (ada's target.workspace_bytes)
-    if (v.is_null() && (kind == Kind::string || kind == Kind::boolean || kind == Kind::integer))
-      continue;
-    bool ok = false;
-    const char* what = "";
-    switch (kind) {
-      case Kind::string:
-        ok = v.is_string(), what = "a string";
-        break;
-      case Kind::boolean:
-        ok = v.is_boolean(), what = "a boolean";
-        break;
-      case Kind::integer:
-        ok = v.is_number_integer(), what = "an integer";
-        break;
-      case Kind::object:
-        ok = v.is_object(), what = "an object";
-        break;
-      case Kind::array:
-        ok = v.is_array(), what = "an array";
-        break;
-      case Kind::string_array:
-        ok = v.is_array() &&
-             std::all_of(v.begin(), v.end(), [](const json& e) { return e.is_string(); });
-        what = "an array of strings";
-        break;
-    }
-    if (!ok) return bad(origin, prefix + key + " must be " + what);
-  }
-  return {};
+Result<SplitKEntry> split_entry(const JsonFields& e) {
+  SplitKEntry entry;
+  MMAEMU_TRY(entry.m, e.positive("m"));
+  MMAEMU_TRY(entry.n, e.positive("n"));
+  MMAEMU_TRY(entry.k, e.positive("k"));
+  MMAEMU_TRY(entry.splits, e.integer("splits", 1, 4096));
+  MMAEMU_TRY(entry.rowwise, e.boolean("rowwise", false));
+  MMAEMU_TRY(entry.evidence, e.string("evidence", ""));
+  return entry;
 }
 
 }  // namespace
 
-// The type of every field a profile may hold, checked before any is read.
-static Result<void> check_profile_kinds(const json& j, const std::string& origin) {
-  if (auto ok = check_kinds(j, "", origin,
-                            {{"schema", Kind::string},
-                             {"name", Kind::string},
-                             {"description", Kind::string},
-                             {"maturity", Kind::string},
-                             {"target", Kind::object},
-                             {"evidence", Kind::string_array},
-                             {"rules", Kind::array},
-                             {"split_k", Kind::object},
-                             {"envelope", Kind::object}});
-      !ok)
-    return ok.error();
-  if (j.contains("target"))
-    if (auto ok = check_kinds(j["target"], "target", origin,
-                              {{"devices", Kind::string_array},
-                               {"architecture", Kind::string},
-                               {"library", Kind::string},
-                               {"library_version", Kind::string},
-                               {"workspace_bytes", Kind::integer}});
-        !ok)
-      return ok.error();
-  if (j.contains("split_k"))
-    if (auto ok = check_kinds(j["split_k"], "split_k", origin,
-                              {{"source", Kind::string},
-                               {"table", Kind::array},
-                               {"unsplit_shapes", Kind::array},
-                               {"model", Kind::string}});
-        !ok)
-      return ok.error();
-  if (j.contains("envelope"))
-    if (auto ok = check_kinds(j["envelope"], "envelope", origin, {{"note", Kind::string}}); !ok)
-      return ok.error();
-  return {};
-}
-
 // rules[i]: which preset and algorithm a configuration takes.
-static Result<ProfileRule> parse_rule(const json& r, const std::string& origin,
-                                      const std::string& where) {
-  if (auto ok = check_kinds(r, where, origin,
-                            {{"use_fast_accum", Kind::boolean},
-                             {"rowwise", Kind::boolean},
-                             {"preset", Kind::string},
-                             {"algorithm", Kind::string}});
-      !ok)
-    return ok.error();
+static Result<ProfileRule> parse_rule(const JsonFields& r) {
   ProfileRule rule;
-  auto a = formats(r.value("a_dtypes", json()), origin, where + ".a_dtypes");
-  auto b = formats(r.value("b_dtypes", json()), origin, where + ".b_dtypes");
-  auto o = formats(r.value("out_dtypes", json()), origin, where + ".out_dtypes");
-  if (!a) return a.error();
-  if (!b) return b.error();
-  if (!o) return o.error();
-  rule.a_dtypes = *a;
-  rule.b_dtypes = *b;
-  rule.out_dtypes = *o;
-  if (r.contains("use_fast_accum")) rule.use_fast_accum = r["use_fast_accum"].get<bool>();
-  if (r.contains("rowwise")) rule.rowwise = r["rowwise"].get<bool>();
-  rule.preset = text(r, "preset");
-  rule.algorithm = text(r, "algorithm");
-  if (!find_preset(rule.preset))
-    return bad(origin, where + ".preset names no preset: '" + rule.preset + "'");
+  MMAEMU_TRY(rule.a_dtypes, formats(r, "a_dtypes"));
+  MMAEMU_TRY(rule.b_dtypes, formats(r, "b_dtypes"));
+  MMAEMU_TRY(rule.out_dtypes, formats(r, "out_dtypes"));
+  if (r.has("use_fast_accum")) MMAEMU_TRY(rule.use_fast_accum, r.boolean("use_fast_accum"));
+  if (r.has("rowwise")) MMAEMU_TRY(rule.rowwise, r.boolean("rowwise"));
+  MMAEMU_TRY(rule.preset, r.string("preset"));
+  MMAEMU_TRY(rule.algorithm, r.string("algorithm"));
+  if (!find_preset(rule.preset)) return r.error("preset", "names no preset: '" + rule.preset + "'");
   if (!find_algorithm(rule.algorithm))
-    return bad(origin, where + ".algorithm names no algorithm: '" + rule.algorithm + "'");
+    return r.error("algorithm", "names no algorithm: '" + rule.algorithm + "'");
   return rule;
 }
 
 // split_k: the listed shapes of a profile without a model, or the model's name.
-static Result<void> parse_split_k_section(const json& s, const std::string& origin, Profile& p) {
-  p.split_k_source = text(s, "source");
+static Result<void> parse_split_k_section(const JsonFields& s, Profile& p) {
+  MMAEMU_TRY(p.split_k_source, s.string("source", ""));
   for (const char* list : {"table", "unsplit_shapes"}) {
-    if (!s.contains(list)) continue;
-    for (size_t i = 0; i < s[list].size(); ++i) {
-      auto e = split_entry(s[list][i], origin,
-                           std::string("split_k.") + list + "[" + std::to_string(i) + "]");
+    auto entries = s.array(list, true);
+    if (!entries) return entries.error();
+    for (size_t i = 0; i < (*entries)->size(); ++i) {
+      auto fields = s.element(list, i);
+      if (!fields) return fields.error();
+      auto e = split_entry(*fields);
       if (!e) return e.error();
       (std::string(list) == "table" ? p.split_k_table : p.unsplit_shapes).push_back(*e);
     }
   }
-  if (s.contains("model")) {
-    if (!s["model"].is_string() || s["model"].get<std::string>().empty())
-      return bad(origin, "split_k.model must name a split-K model file");
-    p.split_k_model_name = s["model"].get<std::string>();
+  if (s.has("model")) {
+    MMAEMU_TRY(p.split_k_model_name, s.string("model"));
+    if (p.split_k_model_name.empty()) return s.error("model", "must name a split-K model file");
   }
   // The grids of mmaemu-sweep/1 that profiles once carried: the split-K model replaced them.
-  if (s.contains("sweeps"))
-    return bad(origin,
-               "split_k.sweeps is no longer read: the split-K count comes from a split-K model "
-               "(split_k.model; docs/split-k.md)");
+  if (s.has("sweeps"))
+    return s.error("sweeps",
+                   "is no longer read: the split-K count comes from a split-K model "
+                   "(split_k.model; docs/split-k.md)");
   return {};
 }
 
 static Result<Profile> parse_profile_fields(std::string_view json_text, const std::string& origin) {
   auto parsed = parse_json_object(json_text, origin);
   if (!parsed) return parsed.error();
-  const json& j = *parsed;
-  if (auto ok = check_profile_kinds(j, origin); !ok) return ok.error();
-  if (text(j, "schema") != "mmaemu-profile/1")
-    return bad(origin, "schema must be \"mmaemu-profile/1\"");
+  const JsonFields j(*parsed, origin);
+  std::string schema;
+  MMAEMU_TRY(schema, j.string("schema", ""));
+  if (schema != "mmaemu-profile/1") return j.error("schema", "must be \"mmaemu-profile/1\"");
   Profile p;
-  p.name = text(j, "name");
-  if (p.name.empty()) return bad(origin, "name is missing");
-  p.description = text(j, "description");
-  p.maturity = text(j, "maturity");
+  MMAEMU_TRY(p.name, j.string("name"));
+  if (p.name.empty()) return j.error("name", "is empty");
+  MMAEMU_TRY(p.description, j.string("description", ""));
+  MMAEMU_TRY(p.maturity, j.string("maturity", ""));
   if (p.maturity != "validated" && p.maturity != "experimental")
-    return bad(origin, "maturity must be \"validated\" or \"experimental\"");
-  const json& target = j.contains("target") ? j["target"] : json::object();
-  if (target.contains("devices"))
-    for (const auto& d : target["devices"]) p.devices.push_back(d.get<std::string>());
-  p.architecture = text(target, "architecture");
-  p.library = text(target, "library");
-  p.library_version = text(target, "library_version");
-  if (target.contains("workspace_bytes") && target["workspace_bytes"].is_number_integer())
-    p.workspace_bytes = target["workspace_bytes"].get<int64_t>();
-  if (j.contains("evidence"))
-    for (const auto& e : j["evidence"]) p.evidence.push_back(e.get<std::string>());
-  if (!j.contains("rules") || !j["rules"].is_array() || j["rules"].empty())
-    return bad(origin, "rules must be a non-empty array");
-  for (size_t i = 0; i < j["rules"].size(); ++i) {
-    auto rule = parse_rule(j["rules"][i], origin, "rules[" + std::to_string(i) + "]");
+    return j.error("maturity", "must be \"validated\" or \"experimental\"");
+  auto target = j.object("target", true);
+  if (!target) return target.error();
+  MMAEMU_TRY(p.devices, target->strings("devices"));
+  MMAEMU_TRY(p.architecture, target->string("architecture", ""));
+  MMAEMU_TRY(p.library, target->string("library", ""));
+  MMAEMU_TRY(p.library_version, target->string("library_version", ""));
+  // null: not known (ada's)
+  if (target->has("workspace_bytes"))
+    MMAEMU_TRY(p.workspace_bytes, target->integer("workspace_bytes", 0, int64_t{1} << 40));
+  MMAEMU_TRY(p.evidence, j.strings("evidence"));
+  auto rules = j.array("rules");
+  if (!rules) return rules.error();
+  if ((*rules)->empty()) return j.error("rules", "must not be empty");
+  for (size_t i = 0; i < (*rules)->size(); ++i) {
+    auto fields = j.element("rules", i);
+    if (!fields) return fields.error();
+    auto rule = parse_rule(*fields);
     if (!rule) return rule.error();
     p.rules.push_back(*rule);
   }
-  if (j.contains("split_k"))
-    if (auto ok = parse_split_k_section(j["split_k"], origin, p); !ok) return ok.error();
-  if (j.contains("envelope")) {
-    auto o = formats(j["envelope"].value("out_dtypes", json()), origin, "envelope.out_dtypes");
-    if (!o) return o.error();
-    p.envelope_out_dtypes = *o;
-    p.envelope_note = text(j["envelope"], "note");
-  }
+  auto split_k = j.object("split_k", true);
+  if (!split_k) return split_k.error();
+  if (auto ok = parse_split_k_section(*split_k, p); !ok) return ok.error();
+  auto envelope = j.object("envelope", true);
+  if (!envelope) return envelope.error();
+  MMAEMU_TRY(p.envelope_out_dtypes, formats(*envelope, "out_dtypes"));
+  MMAEMU_TRY(p.envelope_note, envelope->string("note", ""));
   return p;
 }
 
@@ -265,14 +164,7 @@ Result<std::shared_ptr<const SplitKModel>> split_k_model_named(
 
 Result<Profile> parse_profile_in(std::string_view json_text, const std::string& origin,
                                  const std::filesystem::path& folder) {
-  Result<Profile> p = [&]() -> Result<Profile> {
-    try {
-      return parse_profile_fields(json_text, origin);
-    } catch (const nlohmann::json::exception& e) {
-      // check_kinds names every field's type first; this is the last guard.
-      return bad(origin, std::string("a field has the wrong type: ") + e.what());
-    }
-  }();
+  Result<Profile> p = parse_profile_fields(json_text, origin);
   if (!p || p->split_k_model_name.empty()) return p;
   auto model = split_k_model_named(p->split_k_model_name, folder);
   if (!model)

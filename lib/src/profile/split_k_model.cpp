@@ -8,6 +8,7 @@
 #include <array>
 #include <nlohmann/json.hpp>
 
+#include "truth/json_fields.hpp"
 #include "truth/json_object.hpp"
 
 namespace mmaemu {
@@ -57,44 +58,16 @@ class VarintReader {
   size_t pos_ = 0;
 };
 
-Result<SplitKConfig> config_from(const json& j, const std::string& origin,
-                                 const std::string& where) {
-  if (!j.is_object()) return bad(origin, where + " must be an object");
+Result<SplitKConfig> config_from(const JsonFields& j) {
   SplitKConfig c;
-  auto integer = [&](const char* key, int64_t lo, int64_t hi) -> Result<int64_t> {
-    if (!j.contains(key) || !j[key].is_number_integer() || j[key].get<int64_t>() < lo ||
-        j[key].get<int64_t>() > hi)
-      return bad(origin, where + "." + key + " must be an integer in " + std::to_string(lo) + ".." +
-                             std::to_string(hi));
-    return j[key].get<int64_t>();
-  };
-  auto sm = integer("sm_count", 1, 4096);
-  if (!sm) return sm.error();
-  c.sm_count = static_cast<int>(*sm);
-  auto ws = integer("workspace_bytes", 0, int64_t{1} << 40);
-  if (!ws) return ws.error();
-  c.workspace_bytes = *ws;
-  for (auto [key, field] :
-       {std::pair{"rowwise", &c.rowwise}, {"use_fast_accum", &c.use_fast_accum}}) {
-    if (!j.contains(key) || !j[key].is_boolean())
-      return bad(origin, where + "." + key + " must be a boolean");
-    *field = j[key].get<bool>();
-  }
-  for (auto [key, field] :
-       {std::pair{"a_dtype", &c.a_dtype}, {"b_dtype", &c.b_dtype}, {"out_dtype", &c.out_dtype}}) {
-    const auto f = j.contains(key) && j[key].is_string()
-                       ? format_from_name(j[key].get<std::string>())
-                       : std::nullopt;
-    if (!f) return bad(origin, where + "." + key + " must name a dtype");
-    *field = *f;
-  }
-  if (j.contains("bias_dtype") && !j["bias_dtype"].is_null()) {
-    const auto f = j["bias_dtype"].is_string()
-                       ? format_from_name(j["bias_dtype"].get<std::string>())
-                       : std::nullopt;
-    if (!f) return bad(origin, where + ".bias_dtype must name a dtype or be null");
-    c.bias_dtype = *f;
-  }
+  MMAEMU_TRY(c.sm_count, j.integer("sm_count", 1, 4096));
+  MMAEMU_TRY(c.workspace_bytes, j.integer("workspace_bytes", 0, int64_t{1} << 40));
+  MMAEMU_TRY(c.rowwise, j.boolean("rowwise"));
+  MMAEMU_TRY(c.use_fast_accum, j.boolean("use_fast_accum"));
+  MMAEMU_TRY(c.a_dtype, j.format("a_dtype"));
+  MMAEMU_TRY(c.b_dtype, j.format("b_dtype"));
+  MMAEMU_TRY(c.out_dtype, j.format("out_dtype"));
+  MMAEMU_TRY(c.bias_dtype, j.format("bias_dtype", std::nullopt));
   return c;
 }
 
@@ -121,30 +94,30 @@ Result<Axis> axis_from(const json& j, const std::string& origin, const std::stri
   return a;
 }
 
-Result<std::vector<uint8_t>> base64_field(const json& j, const char* key, const std::string& origin,
-                                          const std::string& where) {
-  if (!j.contains(key) || !j[key].is_string())
-    return bad(origin, where + "." + key + " must be a base64 string");
-  auto bytes = from_base64(j[key].get<std::string>());
-  if (!bytes) return bad(origin, where + "." + key + " is not base64");
+Result<std::vector<uint8_t>> base64_field(const JsonFields& j, const char* key) {
+  auto text = j.string(key);
+  if (!text) return j.error(key, "must be a base64 string");
+  auto bytes = from_base64(*text);
+  if (!bytes) return j.error(key, "is not base64");
   return std::move(bytes).value();
 }
 
-Result<SplitKGrid> grid_from(const json& j, const std::string& origin, const std::string& where) {
+Result<SplitKGrid> grid_from(const JsonFields& j, const std::string& origin,
+                             const std::string& where) {
   if (!j.is_object()) return bad(origin, where + " must be an object");
   SplitKGrid g;
-  auto config = config_from(j.value("config", json()), origin, where + ".config");
-  if (!config) return config.error();
-  g.config = *config;
+  auto config_fields = j.object("config");
+  if (!config_fields) return config_fields.error();
+  MMAEMU_TRY(g.config, config_from(*config_fields));
   for (auto [key, field] : {std::pair{"m", &g.m}, {"n", &g.n}, {"k", &g.k}}) {
-    auto l = axis_from(j.value(key, json()), origin, where + "." + key);
+    auto l = axis_from(j.has(key) ? j.at(key) : json(), origin, where + "." + key);
     if (!l) return l.error();
     *field = *l;
   }
   const size_t columns = g.m.size() * g.n.size(), depth = g.k.size();
   if (columns > (size_t{1} << 26) || depth > (size_t{1} << 24))
     return bad(origin, where + " is too large");
-  auto runs = base64_field(j, "runs", origin, where);
+  auto runs = base64_field(j, "runs");
   if (!runs) return runs.error();
   // Each column: (run length, count) pairs whose lengths add up to the k lattice's size.
   VarintReader in(*runs);
@@ -163,21 +136,23 @@ Result<SplitKGrid> grid_from(const json& j, const std::string& origin, const std
   }
   g.column_start.push_back(static_cast<uint32_t>(g.run_end.size()));
   if (!in.done()) return bad(origin, where + ".runs holds more than the lattice's columns");
-  g.evidence = j.value("evidence", "");
+  MMAEMU_TRY(g.evidence, j.string("evidence", ""));
   return g;
 }
 
-Result<SplitKPoints> points_from(const json& j, const std::string& origin,
+Result<SplitKPoints> points_from(const JsonFields& j, const std::string& origin,
                                  const std::string& where) {
-  if (!j.is_object() || !j.contains("configs") || !j["configs"].is_array() || j["configs"].empty())
+  auto configs = j.array("configs");
+  if (!j.is_object() || !configs || (*configs)->empty())
     return bad(origin, where + ".configs must be a non-empty array");
   SplitKPoints p;
-  for (size_t i = 0; i < j["configs"].size(); ++i) {
-    auto c = config_from(j["configs"][i], origin, where + ".configs[" + std::to_string(i) + "]");
-    if (!c) return c.error();
-    p.configs.push_back(*c);
+  for (size_t i = 0; i < (*configs)->size(); ++i) {
+    const JsonFields config((**configs)[i],
+                            origin + ": " + where + ".configs[" + std::to_string(i) + "]");
+    if (!config.is_object()) return bad(origin, where + ".configs holds a non-object");
+    MMAEMU_TRY(p.configs.emplace_back(), config_from(config));
   }
-  auto shapes = base64_field(j, "shapes", origin, where);
+  auto shapes = base64_field(j, "shapes");
   if (!shapes) return shapes.error();
   // Shapes as (m, n / 16, k / 16) varints; the counts per shape as (run length, count) pairs over
   // the configurations.
@@ -195,7 +170,7 @@ Result<SplitKPoints> points_from(const json& j, const std::string& origin,
     return bad(origin, where + ".shapes must be sorted and distinct");
   if (p.shapes.size() > (size_t{1} << 24) / p.configs.size())
     return bad(origin, where + " holds too many points");
-  auto counts = base64_field(j, "splits", origin, where);
+  auto counts = base64_field(j, "splits");
   if (!counts) return counts.error();
   VarintReader c(*counts);
   p.splits.reserve(p.shapes.size() * p.configs.size());
@@ -210,7 +185,7 @@ Result<SplitKPoints> points_from(const json& j, const std::string& origin,
     }
   }
   if (!c.done()) return bad(origin, where + ".splits holds more than its shapes");
-  p.evidence = j.value("evidence", "");
+  MMAEMU_TRY(p.evidence, j.string("evidence", ""));
   return p;
 }
 
@@ -541,47 +516,49 @@ SplitKDecision decide_split_k(const SplitKModel& model, const SplitKConfig& conf
 Result<SplitKModel> parse_split_k_model(std::string_view text, const std::string& origin) {
   auto parsed = parse_json_object(text, origin);
   if (!parsed) return parsed.error();
-  const json& j = *parsed;
-  if (j.value("format", "") != "mmaemu-split-k/1")
-    return bad(origin, "format must be \"mmaemu-split-k/1\"");
-  try {
-    SplitKModel model;
-    model.library = j.value("library", "");
-    model.gpu = j.value("gpu", "");
-    if (!j.contains("reference_sm_count") || !j["reference_sm_count"].is_number_integer() ||
-        j["reference_sm_count"].get<int>() < 1)
-      return bad(origin, "reference_sm_count must be a positive integer");
-    model.reference_sm_count = j["reference_sm_count"].get<int>();
-    for (const auto& d : j.value("devices", json::array())) {
-      SplitKDevice dev;
-      dev.sm_count = d.at("sm_count").get<int>();
-      for (const auto& g : d.value("gpus", json::array())) dev.gpus.push_back(g.get<std::string>());
-      dev.note = d.value("note", "");
-      model.devices.push_back(dev);
-    }
-    const json& rules = j.value("rules", json::object());
-    model.k_per_slice = rules.value("k_per_slice", 2560);
-    model.workspace_n_alignment = rules.value("workspace_n_alignment", 32);
-    model.workspace_extra_bytes = rules.value("workspace_extra_bytes", 16);
-    model.rules_evidence = rules.value("evidence", "");
-    if (model.k_per_slice < 1 || model.workspace_n_alignment < 1 || model.workspace_extra_bytes < 0)
-      return bad(origin, "rules must hold positive sizes");
-    const json& grids = j.value("grids", json::array());
-    for (size_t i = 0; i < grids.size(); ++i) {
-      auto g = grid_from(grids[i], origin, "grids[" + std::to_string(i) + "]");
-      if (!g) return g.error();
-      model.grids.push_back(std::move(g).value());
-    }
-    const json& points = j.value("points", json::array());
-    for (size_t i = 0; i < points.size(); ++i) {
-      auto p = points_from(points[i], origin, "points[" + std::to_string(i) + "]");
-      if (!p) return p.error();
-      model.points.push_back(std::move(p).value());
-    }
-    return model;
-  } catch (const json::exception& e) {
-    return bad(origin, std::string("a field has the wrong type: ") + e.what());
+  const JsonFields j(*parsed, origin);
+  std::string format;
+  MMAEMU_TRY(format, j.string("format", ""));
+  if (format != "mmaemu-split-k/1") return j.error("format", "must be \"mmaemu-split-k/1\"");
+  SplitKModel model;
+  MMAEMU_TRY(model.library, j.string("library", ""));
+  MMAEMU_TRY(model.gpu, j.string("gpu", ""));
+  MMAEMU_TRY(model.reference_sm_count, j.integer("reference_sm_count", 1, 4096));
+  auto devices = j.array("devices", true);
+  if (!devices) return devices.error();
+  for (size_t i = 0; i < (*devices)->size(); ++i) {
+    const JsonFields d((**devices)[i], origin + ": devices[" + std::to_string(i) + "]");
+    if (!d.is_object()) return bad(origin, "devices must hold objects");
+    SplitKDevice& dev = model.devices.emplace_back();
+    MMAEMU_TRY(dev.sm_count, d.integer("sm_count", 1, 4096));
+    MMAEMU_TRY(dev.gpus, d.strings("gpus"));
+    MMAEMU_TRY(dev.note, d.string("note", ""));
   }
+  auto rules = j.object("rules", true);
+  if (!rules) return rules.error();
+  MMAEMU_TRY(model.k_per_slice, rules->integer("k_per_slice", 1, int64_t{1} << 31, 2560));
+  MMAEMU_TRY(model.workspace_n_alignment,
+             rules->integer("workspace_n_alignment", 1, int64_t{1} << 20, 32));
+  MMAEMU_TRY(model.workspace_extra_bytes,
+             rules->integer("workspace_extra_bytes", 0, int64_t{1} << 40, 16));
+  MMAEMU_TRY(model.rules_evidence, rules->string("evidence", ""));
+  auto grids = j.array("grids", true);
+  if (!grids) return grids.error();
+  for (size_t i = 0; i < (*grids)->size(); ++i) {
+    const std::string where = "grids[" + std::to_string(i) + "]";
+    auto g = grid_from(JsonFields((**grids)[i], origin + ": " + where), origin, where);
+    if (!g) return g.error();
+    model.grids.push_back(std::move(g).value());
+  }
+  auto points = j.array("points", true);
+  if (!points) return points.error();
+  for (size_t i = 0; i < (*points)->size(); ++i) {
+    const std::string where = "points[" + std::to_string(i) + "]";
+    auto p = points_from(JsonFields((**points)[i], origin + ": " + where), origin, where);
+    if (!p) return p.error();
+    model.points.push_back(std::move(p).value());
+  }
+  return model;
 }
 
 }  // namespace mmaemu

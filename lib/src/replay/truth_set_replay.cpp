@@ -12,6 +12,7 @@
 #include "mmaemu/gpu_family.hpp"
 #include "mmaemu/profile.hpp"
 #include "mmaemu/version.hpp"
+#include "truth/json_object.hpp"
 
 namespace mmaemu {
 namespace {
@@ -160,8 +161,9 @@ std::string truth_set_report_json(const TruthSet& set, const TruthSetReplayOptio
   j["mmaemu_commit"] = kGitCommit;
   j["truth_dir"] = set.directory.string();
   j["manifest_sha256"] = set.manifest_sha256;
-  j["environment"] =
-      nlohmann::json::parse(set.environment_json.empty() ? "null" : set.environment_json);
+  // The manifest's environment, read and checked with it, copied as it is.
+  auto environment = parse_json_object(set.environment_json, set.directory.string());
+  j["environment"] = environment ? *environment : nlohmann::json();
   j["profile"] = report.profile;
   j["backend"] = std::string(to_string(o.backend));
   j["split_k_from"] = o.split_k_from == SplitKFrom::profile ? "profile" : "recording";

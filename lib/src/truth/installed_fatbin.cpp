@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
+#include "json_fields.hpp"
 #include "json_object.hpp"
 #include "mmaemu/safetensors.hpp"
 #include "mmaemu/tools/install_location.hpp"
@@ -20,12 +21,13 @@ namespace {
 // where a hash belongs) is one that does not vouch for the fatbin, not an exception.
 std::string module_field(const nlohmann::json& manifest, const std::string& module,
                          const char* key) {
-  if (!manifest.is_object() || !manifest.contains("modules") || !manifest["modules"].is_object() ||
-      !manifest["modules"].contains(module))
-    return {};
-  const auto& entry = manifest["modules"][module];
-  if (!entry.is_object() || !entry.contains(key) || !entry[key].is_string()) return {};
-  return entry[key].get<std::string>();
+  if (!manifest.is_object()) return {};
+  auto modules = JsonFields(manifest, "the fatbin manifest").object("modules");
+  if (!modules || !modules->has(module)) return {};
+  auto entry = modules->object(module);
+  if (!entry) return {};
+  auto value = entry->string(key);
+  return value ? *value : std::string();
 }
 
 std::string source_hash_in(const nlohmann::json& manifest, const std::string& module) {
@@ -37,8 +39,10 @@ std::string source_hash_in(const nlohmann::json& manifest, const std::string& mo
 FatbinSearch find_installed_fatbin(const std::string& module, const std::vector<fs::path>& dirs,
                                    const std::string& carried_manifest) {
   FatbinSearch search;
-  const std::string wanted =
-      source_hash_in(nlohmann::json::parse(carried_manifest, nullptr, false), module);
+  // The carried manifest parsed as every JSON the library reads; unreadable, it vouches for
+  // nothing.
+  const auto carried = parse_json_object(carried_manifest, "the carried fatbin manifest");
+  const std::string wanted = carried ? source_hash_in(*carried, module) : std::string();
   for (const auto& dir : dirs) {
     const fs::path fatbin = dir / (module + ".fatbin"), manifest_path = dir / "manifest.json";
     std::error_code ec;

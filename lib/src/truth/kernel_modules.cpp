@@ -1,7 +1,9 @@
 #include "mmaemu/tools/kernel_modules.hpp"
+#include "json_fields.hpp"
 #include "json_object.hpp"
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "mmaemu/safetensors.hpp"
@@ -20,20 +22,10 @@ Result<json> read_json(const fs::path& path) {
                            path.string());
 }
 
-bool strings_only(const json& j) {
-  if (!j.is_array()) return false;
-  for (const auto& x : j)
-    if (!x.is_string()) return false;
-  return true;
-}
-
-std::vector<std::string> strings(const json& j, const char* key) {
-  std::vector<std::string> v;
-  if (j.contains(key) && j[key].is_array())
-    for (const auto& x : j[key])
-      if (x.is_string()) v.push_back(x.get<std::string>());
-  return v;
-}
+// What a fatbin manifest says of one module (bin/manifest.json, modules.<name>).
+struct FatbinEntry {
+  std::string fatbin, sha256, source_sha256;
+};
 
 }  // namespace
 
@@ -51,16 +43,16 @@ Result<KernelSpec> load_kernel_spec(const fs::path& kernels_dir, const std::stri
   const fs::path path = kernels_dir / module / "spec.json";
   auto j = read_json(path);
   if (!j) return j.error();
+  const JsonFields f(*j, path.string());
   KernelSpec s;
-  s.module = j->value("module", std::string());
-  if (s.module != module)
-    return Error(Errc::malformed, path.string() + ": module must be \"" + module + "\"");
-  s.description = j->value("description", std::string());
-  s.sources = strings(*j, "sources");
-  s.headers = strings(*j, "headers");
-  s.sass = strings(*j, "sass");
-  s.ptx = strings(*j, "ptx");
-  s.nvcc_flags = strings(*j, "nvcc_flags");
+  MMAEMU_TRY(s.module, f.string("module", ""));
+  if (s.module != module) return f.error("module", "must be \"" + module + "\"");
+  MMAEMU_TRY(s.description, f.string("description", ""));
+  MMAEMU_TRY(s.sources, f.strings("sources"));
+  MMAEMU_TRY(s.headers, f.strings("headers"));
+  MMAEMU_TRY(s.sass, f.strings("sass"));
+  MMAEMU_TRY(s.ptx, f.strings("ptx"));
+  MMAEMU_TRY(s.nvcc_flags, f.strings("nvcc_flags"));
   if (s.sources.empty())
     return Error(Errc::malformed, path.string() + ": sources must name at least one file");
   if (s.sass.empty() && s.ptx.empty())
@@ -94,37 +86,35 @@ Result<FatbinCheck> check_fatbins(const fs::path& kernels_dir, const fs::path& b
   }
   auto manifest = read_json(manifest_path);
   if (!manifest) return manifest.error();
-  if (!manifest->contains("modules") || !(*manifest)["modules"].is_object())
-    return Error(Errc::malformed, manifest_path.string() + ": modules must be an object");
-  const json& modules = (*manifest)["modules"];
   // Each entry an object whose fatbin, sha256 and source_sha256 are strings: a manifest of
   // another shape is malformed, named with the field (not an exception, exit 70).
-  for (const auto& [module, entry] : modules.items()) {
-    if (!entry.is_object())
-      return Error(Errc::malformed,
-                   manifest_path.string() + ": modules." + module + " must be an object");
-    for (const char* key : {"fatbin", "sha256", "source_sha256"})
-      if (entry.contains(key) && !entry[key].is_string())
-        return Error(Errc::malformed, manifest_path.string() + ": modules." + module + "." + key +
-                                          " must be a string");
+  auto modules = JsonFields(*manifest, manifest_path.string()).object("modules");
+  if (!modules) return modules.error();
+  std::map<std::string, FatbinEntry> entries;
+  for (const auto& item : modules->json().items()) {
+    const std::string& module = item.key();
+    auto entry = modules->object(module);
+    if (!entry) return entry.error();
+    FatbinEntry& e = entries[module];
+    MMAEMU_TRY(e.fatbin, entry->string("fatbin", module + ".fatbin"));
+    MMAEMU_TRY(e.sha256, entry->string("sha256", ""));
+    MMAEMU_TRY(e.source_sha256, entry->string("source_sha256", ""));
     for (const char* key : {"sass", "ptx"})
-      if (entry.contains(key) && !strings_only(entry[key]))
-        return Error(Errc::malformed, manifest_path.string() + ": modules." + module + "." + key +
-                                          " must be a list of strings");
+      if (auto listed = entry->strings(key); !listed) return listed.error();
   }
-  for (const auto& [module, entry] : modules.items()) {
+  for (const auto& [module, entry] : entries) {
     ++check.modules;
-    const fs::path fatbin = bin_dir / entry.value("fatbin", module + ".fatbin");
+    const fs::path fatbin = bin_dir / entry.fatbin;
     auto hash = sha256_file(fatbin);
     if (!hash)
       check.problems.push_back(module + ": " + fatbin.string() + " is missing");
-    else if (*hash != entry.value("sha256", std::string()))
+    else if (*hash != entry.sha256)
       check.problems.push_back(module + ": " + fatbin.string() +
                                " does not match the manifest's sha256");
   }
   if (sources)
     for (const auto& module : kernel_modules_in(kernels_dir)) {
-      if (!modules.contains(module)) {
+      if (!entries.count(module)) {
         check.problems.push_back(module +
                                  ": not in the manifest (run mmaemu build-fatbin --release)");
         continue;
@@ -133,7 +123,7 @@ Result<FatbinCheck> check_fatbins(const fs::path& kernels_dir, const fs::path& b
       if (!spec) return spec.error();
       auto hash = kernel_source_sha256(kernels_dir, *spec);
       if (!hash) return hash.error();
-      if (*hash != modules[module].value("source_sha256", std::string()))
+      if (*hash != entries.at(module).source_sha256)
         check.problems.push_back(module +
                                  ": sources changed since its fatbin was built (stale fatbin)");
     }

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "json_fields.hpp"
 #include "json_object.hpp"
 #include "mmaemu/truth.hpp"
 
@@ -18,50 +19,17 @@ Error hash_differs(const std::filesystem::path& path, const std::string& actual,
 
 using nlohmann::json;
 
-struct FieldReader {
-  const std::string& where;
-  const json& object;
-
-  Error error(const std::string& field, const std::string& what) const {
-    return Error(Errc::malformed, where + ": field '" + field + "' " + what);
-  }
-  Result<std::string> string(const char* field) const {
-    if (!object.contains(field) || !object[field].is_string())
-      return error(field, "must be a string");
-    return object[field].get<std::string>();
-  }
-  Result<int64_t> positive(const char* field) const {
-    if (!object.contains(field) || !object[field].is_number_integer() ||
-        object[field].get<int64_t>() <= 0)
-      return error(field, "must be a positive integer");
-    return object[field].get<int64_t>();
-  }
-  Result<Format> format(const char* field) const {
-    auto name = string(field);
-    if (!name) return name.error();
-    auto f = format_from_name(*name);
-    if (!f) return error(field, "names an unknown dtype '" + *name + "'");
-    return *f;
-  }
-  Result<ScaleRef> scale(const char* field) const {
-    if (!object.contains(field)) return error(field, "is missing");
-    const json& v = object[field];
-    if (v.is_number()) return ScaleRef{v.get<double>(), {}};
-    if (v.is_string()) return ScaleRef{std::nullopt, v.get<std::string>()};
-    return error(field, "must be a number or a tensor name");
-  }
-};
-
-#define MMAEMU_TRY(target, expr)          \
-  do {                                    \
-    auto result_ = (expr);                \
-    if (!result_) return result_.error(); \
-    target = std::move(result_).value();  \
-  } while (0)
+// A scale: a number (tensorwise, its value) or the name of a tensor in the recording's file.
+Result<ScaleRef> scale(const JsonFields& f, const char* field) {
+  if (f.has(field) && f.at(field).is_number()) return ScaleRef{f.at(field).get<double>(), {}};
+  if (f.has(field) && f.at(field).is_string())
+    return ScaleRef{std::nullopt, f.at(field).get<std::string>()};
+  return f.error(field, "must be a number or a tensor name");
+}
 
 Result<Recording> parse_recording(const std::string& where, const json& r) {
   if (!r.is_object()) return Error(Errc::malformed, where + ": is not an object");
-  FieldReader f{where, r};
+  const JsonFields f(r, where);
   Recording rec;
   MMAEMU_TRY(rec.id, f.string("id"));
   MMAEMU_TRY(rec.op, f.string("op"));
@@ -70,7 +38,7 @@ Result<Recording> parse_recording(const std::string& where, const json& r) {
     MMAEMU_TRY(rec.m, f.positive("m"));
     MMAEMU_TRY(rec.n, f.positive("n"));
     MMAEMU_TRY(rec.k, f.positive("k"));
-    if (r.contains("n_stored")) {
+    if (f.has("n_stored")) {
       int64_t stored;
       MMAEMU_TRY(stored, f.positive("n_stored"));
       if (stored > rec.n) return f.error("n_stored", "exceeds n");
@@ -82,39 +50,23 @@ Result<Recording> parse_recording(const std::string& where, const json& r) {
     MMAEMU_TRY(rec.a_dtype, f.format("a_dtype"));
     MMAEMU_TRY(rec.b_dtype, f.format("b_dtype"));
     MMAEMU_TRY(rec.out_dtype, f.format("out_dtype"));
-    if (r.contains("b_layout") && r["b_layout"] != "n_by_k_rowmajor")
-      return f.error("b_layout", "must be \"n_by_k_rowmajor\"");
-    MMAEMU_TRY(rec.scale_a, f.scale("scale_a"));
-    MMAEMU_TRY(rec.scale_b, f.scale("scale_b"));
-    if (r.contains("bias") && !r["bias"].is_null()) {
-      if (!r["bias"].is_string()) return f.error("bias", "must be null or a tensor name");
-      rec.bias = r["bias"].get<std::string>();
-    }
-    if (!r.contains("use_fast_accum") || !r["use_fast_accum"].is_boolean())
-      return f.error("use_fast_accum", "must be a boolean");
-    rec.use_fast_accum = r["use_fast_accum"].get<bool>();
-    if (r.contains("kernels") && r["kernels"].is_array())
-      for (const auto& k : r["kernels"])
-        if (k.is_string()) rec.kernels.push_back(k.get<std::string>());
-    if (r.contains("dist") && r["dist"].is_string()) rec.dist = r["dist"].get<std::string>();
-    if (r.contains("algorithm") && r["algorithm"].is_object() &&
-        r["algorithm"].contains("splitk_num")) {
-      const auto& s = r["algorithm"]["splitk_num"];
-      if (!s.is_number_integer() || s.get<int64_t>() < 1 || s.get<int64_t>() > 4096)
-        return f.error("algorithm.splitk_num", "must be a positive integer");
-      rec.recorded_split_k = s.get<int>();
-    }
-    if (r.contains("workspace_bytes")) {
-      if (!r["workspace_bytes"].is_number_integer() || r["workspace_bytes"].get<int64_t>() < 0)
-        return f.error("workspace_bytes", "must be a byte count");
-      rec.workspace_bytes = r["workspace_bytes"].get<int64_t>();
-    }
-    if (r.contains("sm_count_target")) {
-      int64_t target;
-      MMAEMU_TRY(target, f.positive("sm_count_target"));
-      if (target > 4096) return f.error("sm_count_target", "must be an SM count (at most 4096)");
-      rec.sm_count_target = static_cast<int>(target);
-    }
+    std::string layout;
+    MMAEMU_TRY(layout, f.string("b_layout", "n_by_k_rowmajor"));
+    if (layout != "n_by_k_rowmajor") return f.error("b_layout", "must be \"n_by_k_rowmajor\"");
+    MMAEMU_TRY(rec.scale_a, scale(f, "scale_a"));
+    MMAEMU_TRY(rec.scale_b, scale(f, "scale_b"));
+    if (f.has("bias")) MMAEMU_TRY(rec.bias, f.string("bias"));
+    MMAEMU_TRY(rec.use_fast_accum, f.boolean("use_fast_accum"));
+    MMAEMU_TRY(rec.kernels, f.strings("kernels"));
+    MMAEMU_TRY(rec.dist, f.string("dist", ""));
+    auto algorithm = f.object("algorithm", true);
+    if (!algorithm) return algorithm.error();
+    if (algorithm->has("splitk_num"))
+      MMAEMU_TRY(rec.recorded_split_k, algorithm->integer("splitk_num", 1, 4096));
+    if (f.has("workspace_bytes"))
+      MMAEMU_TRY(rec.workspace_bytes, f.integer("workspace_bytes", 0, int64_t{1} << 40));
+    if (f.has("sm_count_target"))
+      MMAEMU_TRY(rec.sm_count_target, f.integer("sm_count_target", 1, 4096));
   } else if (rec.op == "mma_block") {
     MMAEMU_TRY(rec.gpu, f.string("gpu"));
     MMAEMU_TRY(rec.instruction, f.string("instruction"));
@@ -126,7 +78,7 @@ Result<Recording> parse_recording(const std::string& where, const json& r) {
     MMAEMU_TRY(rec.out, f.string("out"));
     MMAEMU_TRY(rec.in_dtype, f.format("in_dtype"));
     MMAEMU_TRY(rec.out_dtype, f.format("out_dtype"));
-    if (r.contains("c_dtype")) MMAEMU_TRY(rec.c_dtype, f.format("c_dtype"));
+    if (f.has("c_dtype")) MMAEMU_TRY(rec.c_dtype, f.format("c_dtype"));
   } else {
     return f.error("op", "is '" + rec.op + "', not scaled_mm or mma_block");
   }
@@ -162,44 +114,40 @@ Result<TruthSet> load_truth_set(const std::filesystem::path& directory,
   auto parsed =
       parse_json_object({reinterpret_cast<const char*>(bytes->data()), bytes->size()}, where);
   if (!parsed) return parsed.error();
-  json& m = *parsed;
-  if (!m.contains("format") || m["format"] != "mmaemu-truth/1")
-    return Error(Errc::malformed, where + ": field 'format' must be \"mmaemu-truth/1\"");
+  const JsonFields m(*parsed, where);
+  std::string format;
+  MMAEMU_TRY(format, m.string("format", ""));
+  if (format != "mmaemu-truth/1") return m.error("format", "must be \"mmaemu-truth/1\"");
   TruthSet set;
   set.directory = directory;
   set.manifest_sha256 = sha256_bytes(*bytes);
-  if (m.contains("source") && m["source"].is_string()) set.source = m["source"].get<std::string>();
-  if (m.contains("environment")) {
-    set.environment_json = m["environment"].dump();
-    if (m["environment"].contains("gpu") && m["environment"]["gpu"].is_string())
-      set.gpu = m["environment"]["gpu"].get<std::string>();
-    const json& env = m["environment"];
-    if (env.contains("workspace_bytes") && env["workspace_bytes"].is_number_integer())
-      set.workspace_bytes = env["workspace_bytes"].get<int64_t>();
-    for (auto [key, field] : {std::pair{"multiprocessors", &set.multiprocessors},
-                              {"sm_count_target", &set.sm_count_target}}) {
-      if (!env.contains(key)) continue;
-      if (!env[key].is_number_integer() || env[key].get<int64_t>() <= 0 ||
-          env[key].get<int64_t>() > 4096)
-        return Error(Errc::malformed,
-                     where + ": field 'environment." + key + "' must be an SM count");
-      *field = env[key].get<int>();
-    }
+  MMAEMU_TRY(set.source, m.string("source", ""));
+  if (m.has("environment")) {
+    auto env = m.object("environment");
+    if (!env) return env.error();
+    set.environment_json = env->json().dump();
+    MMAEMU_TRY(set.gpu, env->string("gpu", ""));
+    if (env->has("workspace_bytes"))
+      MMAEMU_TRY(set.workspace_bytes, env->integer("workspace_bytes", 0, int64_t{1} << 40));
+    if (env->has("multiprocessors"))
+      MMAEMU_TRY(set.multiprocessors, env->integer("multiprocessors", 1, 4096));
+    if (env->has("sm_count_target"))
+      MMAEMU_TRY(set.sm_count_target, env->integer("sm_count_target", 1, 4096));
   }
-  if (!m.contains("files") || !m["files"].is_object())
-    return Error(Errc::malformed, where + ": field 'files' must be an object");
-  for (auto& [name, hash] : m["files"].items()) {
+  auto files = m.object("files");
+  if (!files) return files.error();
+  for (auto& [name, hash] : files->json().items()) {
     if (!hash.is_string() || hash.get<std::string>().size() != 64)
-      return Error(Errc::malformed, where + ": files." + name + " must be a sha256 hex string");
+      return files->error(name, "must be a sha256 hex string");
     if (name.find('/') != std::string::npos || name.find("..") != std::string::npos)
-      return Error(Errc::malformed, where + ": files." + name + " must be a plain file name");
+      return files->error(name, "must name a plain file");
     set.files[name] = hash.get<std::string>();
   }
-  if (!m.contains("recordings") || !m["recordings"].is_array())
-    return Error(Errc::malformed, where + ": field 'recordings' must be an array");
+  auto recordings = m.array("recordings");
+  if (!recordings) return recordings.error();
   std::set<std::string> ids;
-  for (size_t i = 0; i < m["recordings"].size(); ++i) {
-    const json& r = m["recordings"][i];
+  for (size_t i = 0; i < (*recordings)->size(); ++i) {
+    const json& r = (**recordings)[i];
     std::string label = where + ": recordings[" + std::to_string(i) + "]";
     if (r.is_object() && r.contains("id") && r["id"].is_string())
       label += " (" + r["id"].get<std::string>() + ")";
@@ -213,9 +161,7 @@ Result<TruthSet> load_truth_set(const std::filesystem::path& directory,
       return Error(Errc::malformed, label + ": file '" + rec->file + "' is not listed in 'files'");
     set.recordings.push_back(std::move(rec).value());
   }
-  if (m.contains("skipped") && m["skipped"].is_array())
-    for (const auto& s : m["skipped"])
-      if (s.is_string()) set.skipped.push_back(s.get<std::string>());
+  MMAEMU_TRY(set.skipped, m.strings("skipped"));
   // A recording's file is hashed when it is read for the replay (open_recording_file), so that
   // the bytes checked are the bytes used; here every file must exist, and the files no recording
   // names are hashed now.

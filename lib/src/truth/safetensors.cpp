@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "json_fields.hpp"
 #include "json_object.hpp"
 #include "mmaemu/safetensors.hpp"
 
@@ -70,26 +71,25 @@ Result<SafetensorsFile> SafetensorsFile::parse(std::vector<uint8_t> bytes, std::
     }
     const std::string where = "tensor '" + name + "'";
     if (!entry.is_object()) return malformed(f.origin_, where + " is not an object");
+    const JsonFields fields(entry, f.origin_ + ": " + where);
     TensorInfo t;
     t.name = name;
-    if (!entry.contains("dtype") || !entry["dtype"].is_string())
-      return malformed(f.origin_, where + ": missing dtype");
-    t.dtype = entry["dtype"].get<std::string>();
+    MMAEMU_TRY(t.dtype, fields.string("dtype"));
     const int size = safetensors_dtype_size(t.dtype);
     if (size == 0) return malformed(f.origin_, where + ": unknown dtype '" + t.dtype + "'");
-    if (!entry.contains("shape") || !entry["shape"].is_array())
-      return malformed(f.origin_, where + ": missing shape");
-    for (auto& d : entry["shape"]) {
+    auto shape = fields.array("shape");
+    if (!shape) return shape.error();
+    for (auto& d : **shape) {
       if (!d.is_number_unsigned() || d.get<uint64_t>() > (uint64_t{1} << 40))
-        return malformed(f.origin_, where + ": bad shape entry");
+        return fields.error("shape", "must hold sizes up to 2^40");
       t.shape.push_back(d.get<int64_t>());
     }
-    const auto& offsets = entry.contains("data_offsets") ? entry["data_offsets"] : nlohmann::json();
-    if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
-        !offsets[1].is_number_unsigned())
-      return malformed(f.origin_, where + ": data_offsets must be two unsigned integers");
-    t.begin = offsets[0].get<uint64_t>();
-    t.end = offsets[1].get<uint64_t>();
+    auto offsets = fields.array("data_offsets");
+    if (!offsets || (*offsets)->size() != 2 || !(**offsets)[0].is_number_unsigned() ||
+        !(**offsets)[1].is_number_unsigned())
+      return fields.error("data_offsets", "must be two unsigned integers");
+    t.begin = (**offsets)[0].get<uint64_t>();
+    t.end = (**offsets)[1].get<uint64_t>();
     if (t.begin > t.end || t.end > data_size)
       return malformed(f.origin_, where + ": data_offsets [" + std::to_string(t.begin) + ", " +
                                       std::to_string(t.end) + ") outside the " +

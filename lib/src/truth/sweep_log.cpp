@@ -8,6 +8,7 @@
 
 #include "mmaemu/safetensors.hpp"
 #include "mmaemu/tools/sweep.hpp"
+#include "truth/json_fields.hpp"
 #include "truth/json_object.hpp"
 
 namespace mmaemu {
@@ -158,32 +159,42 @@ Result<SweepLog> SweepLog::read(const std::filesystem::path& path) {
     if (!j) return j.error();
     parsed[i] = std::move(j).value();
   }
-  const auto& [about, keys, algorithms] = parsed;
-  try {
-    if (about.value("format", "") != "mmaemu-sweep/2")
-      return bad(path, "format is not mmaemu-sweep/2");
-    SweepLog log;
-    log.gpu_ = about.at("environment").value("gpu", "");
-    log.multiprocessors_ = about.at("environment").value("multiprocessors", 0);
-    log.grid_ = about.value("layout", "") == "grid";
-    for (const auto& k : keys) {
-      SweepKey key;
-      key.workspace_bytes = k.at("workspace_bytes").get<int64_t>();
-      key.rowwise = k.at("rowwise").get<bool>();
-      key.use_fast_accum = k.at("use_fast_accum").get<bool>();
-      for (auto [name, field] : {std::pair{"a_dtype", &key.a_dtype},
-                                 {"b_dtype", &key.b_dtype},
-                                 {"out_dtype", &key.out_dtype}}) {
-        const auto f = format_from_name(k.at(name).get<std::string>());
-        if (!f) return bad(path, std::string("a key's ") + name + " names no dtype");
-        *field = *f;
-      }
-      if (k.contains("bias_dtype"))
-        key.bias_dtype = format_from_name(k["bias_dtype"].get<std::string>());
-      key.sm_count_target = k.value("sm_count_target", 0);
-      log.keys_.push_back(key);
-    }
-    for (const auto& a : algorithms) log.algorithm_splits_.push_back(a.at("splitk_num").get<int>());
+  const auto& [about_json, keys, algorithms] = parsed;
+  if (!about_json.is_object() || !keys.is_array() || !algorithms.is_array())
+    return bad(path, "metadata 'mmaemu' must be an object, 'keys' and 'algorithms' arrays");
+  const JsonFields about(about_json, path.string() + ": metadata 'mmaemu'");
+  std::string format, layout;
+  MMAEMU_TRY(format, about.string("format", ""));
+  if (format != "mmaemu-sweep/2") return bad(path, "format is not mmaemu-sweep/2");
+  SweepLog log;
+  auto environment = about.object("environment");
+  if (!environment) return environment.error();
+  MMAEMU_TRY(log.gpu_, environment->string("gpu", ""));
+  MMAEMU_TRY(log.multiprocessors_, environment->integer("multiprocessors", 0, 4096, 0));
+  MMAEMU_TRY(layout, about.string("layout", ""));
+  log.grid_ = layout == "grid";
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const JsonFields k(keys[i], path.string() + ": metadata 'keys'[" + std::to_string(i) + "]");
+    if (!k.is_object()) return bad(path, "metadata 'keys' must hold objects");
+    SweepKey key;
+    MMAEMU_TRY(key.workspace_bytes, k.integer("workspace_bytes", 0, int64_t{1} << 40));
+    MMAEMU_TRY(key.rowwise, k.boolean("rowwise"));
+    MMAEMU_TRY(key.use_fast_accum, k.boolean("use_fast_accum"));
+    MMAEMU_TRY(key.a_dtype, k.format("a_dtype"));
+    MMAEMU_TRY(key.b_dtype, k.format("b_dtype"));
+    MMAEMU_TRY(key.out_dtype, k.format("out_dtype"));
+    MMAEMU_TRY(key.bias_dtype, k.format("bias_dtype", std::nullopt));
+    MMAEMU_TRY(key.sm_count_target, k.integer("sm_count_target", 0, 4096, 0));
+    log.keys_.push_back(key);
+  }
+  for (size_t i = 0; i < algorithms.size(); ++i) {
+    const JsonFields a(algorithms[i],
+                       path.string() + ": metadata 'algorithms'[" + std::to_string(i) + "]");
+    int64_t splits;
+    MMAEMU_TRY(splits, a.integer("splitk_num", 1, 4096));
+    log.algorithm_splits_.push_back(static_cast<int>(splits));
+  }
+  {
     auto m = column<int32_t>(*file, path, "m", "I32"), n = column<int32_t>(*file, path, "n", "I32"),
          k = column<int32_t>(*file, path, "k", "I32");
     auto algorithm = column<int32_t>(*file, path, "algorithm", "I32");
@@ -212,8 +223,6 @@ Result<SweepLog> SweepLog::read(const std::filesystem::path& path) {
     for (uint16_t q : log.key_)
       if (q >= log.keys_.size()) return bad(path, "a question names no key");
     return log;
-  } catch (const nlohmann::json::exception& e) {
-    return bad(path, std::string("metadata: ") + e.what());
   }
 }
 
