@@ -25,6 +25,10 @@
 #   mixedk       the mixed operand pairs, promoted, every output (MIXED_OUTS, default all four), at
 #                K = 128j + 16 and 128j + 32 (KCLASSES), both kinds of m: the first torch-recorded set's misses
 #                are K off 128j in these configurations (validation_logs/2026-12-05/split-k/torch-1/find.json.xz)
+#   kclass114    the bf16 configuration at K = 128j + 16 and 128j + 32 (KCLASSES), both kinds of m, at an
+#                SM-count target of 114 (1 MiB): the 114-SM grids held K = 128j only (holdout-2027: 431 of
+#                10,888 predicted cells wrong there, 46 of 8,870 at 132 SMs where the K classes were swept)
+#   kclassws     the same at 4 and 32 MiB of workspace (132 SMs; WS sets the workspace of the kclasses grids)
 #   e4e4k        e4m3 x e4m3, promoted, f16, f32 and e4m3 out at K = 128j + 16 and 128j + 32 (KCLASSES), both
 #                kinds of m: with mixedk, every pair and output at every K class (1 MiB, 132 SMs; in `configs`
 #                neither fast accumulation nor a bias moved the count at 1 MiB)
@@ -142,7 +146,7 @@ if want tall; then
   sweep dense-tall --m 2049..4096 --n 16,32,48,64 --k 128..65536/128 "${BASE[@]}" --workspaces 1048576 \
     --max-seconds 80
 fi
-SKIP=(--skip-ruled --workspaces 1048576)
+SKIP=(--skip-ruled --workspaces ${WS:-1048576})
 ALIGNED=(--m 8..2048/8 --n 16..2048/16)
 UNALIGNED=(--m 4..2044/8 --n 16..2048/16)
 kclasses() {  # name, sweep options...: one grid log per kind of m x K class (128j, 128j + 16, 128j + 32)
@@ -165,6 +169,14 @@ fi
 if want e4e4k; then
   KCLASSES=${KCLASSES:-16 32} kclasses dense-e4e4 --scale-modes tensorwise --fast-accum off --pairs e4m3xe4m3 \
     --out-dtypes f16,f32,f8_e4m3
+fi
+if want kclass114; then  # the bf16 configuration's K classes as an H100 PCIe's heuristic chooses (114 SMs)
+  KCLASSES=${KCLASSES:-16 32} kclasses dense-sm114 "${BASE[@]}" --sm-counts 114
+fi
+if want kclassws; then  # the bf16 configuration's K classes at 4 and 32 MiB of workspace (132 SMs)
+  for ws in 4194304 33554432; do
+    WS=$ws KCLASSES=${KCLASSES:-16 32} kclasses dense-ws$((ws >> 20)) "${BASE[@]}"
+  done
 fi
 if want kclass; then
   for cls in 16 32; do
