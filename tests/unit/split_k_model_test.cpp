@@ -210,6 +210,28 @@ TEST_CASE("a split-K model decides by rules, swept cells and predictions", "[spl
   CHECK_THAT(d.outside, Catch::Contains("a grid of 132 SMs"));
 }
 
+TEST_CASE("a prediction takes the row whose workspace allows the call's slices", "[split-k]") {
+  // Rows m = 676 and 684 (8b - 4) at n = 96: 1 MiB holds four slices of 676 x 96 x 4 bytes, three
+  // of 684's, where the heuristic took 2. m = 682 (whose row is 684) allows four, as the row below
+  // does, and shares its ceil(m / 16): that row stands for it. m = 683 allows three, as its row.
+  json m = small_model();
+  m["grids"].push_back({{"config", config(132, 1 << 20)},
+                        {"m", {676, 684, 8}},
+                        {"n", {96, 96, 16}},
+                        {"k", {128, 12800, 128}},
+                        {"runs", k_runs(2, [](int column) { return column == 0 ? 4 : 2; })},
+                        {"evidence", "a workspace boundary between rows"}});
+  auto model = parse_split_k_model(m.dump(), "test model");
+  REQUIRE(model.ok());
+  const SplitKDecider decide(*model, base_config());
+  auto d = decide.decide(682, 96, 12800);
+  CHECK(d.splits == 4);
+  CHECK_THAT(d.outside, Catch::Contains("at m = 676"));
+  d = decide.decide(683, 96, 12800);
+  CHECK(d.splits == 2);
+  CHECK_THAT(d.outside, Catch::Contains("at m = 684"));
+}
+
 TEST_CASE("a malformed split-K model is refused with the field at fault", "[split-k]") {
   json m = small_model();
   m["grids"][0]["runs"] = "not base64!";
