@@ -6,6 +6,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 V=validation_logs/2026-12-03/split-k
+W=validation_logs/2026-12-05/split-k  # later sweeps (holdout-2028 there is never read)
 OUT=${1:-profiles/hopper-split-k.tar.xz}
 # Grids first, in the order the decider breaks ties by: the 1 MiB base grids, the other SM
 # counts and workspaces, the K-alignment grids, the per-pair dtype grids, then the listed-value logs.
@@ -16,6 +17,7 @@ GRIDS=(dense-base dense-sm114 dense-ws32-fine dense-ws32 dense-unaligned dense-w
   dense-wide-unaligned-k16 dense-wide-unaligned-k32 dense-tiny
   dense-dtypes-e4e4-aligned dense-dtypes-e4e4-unaligned dense-dtypes-e4e5-aligned dense-dtypes-e4e5-unaligned
   dense-dtypes-e5e4-aligned dense-dtypes-e5e4-unaligned
+  $W/dense-sm114-k16-aligned $W/dense-sm114-k16-unaligned $W/dense-sm114-k32-aligned $W/dense-sm114-k32-unaligned
   ${EXTRA_GRIDS:-}
   m-every n-every k-every big-k sm-targets)
 args=()
