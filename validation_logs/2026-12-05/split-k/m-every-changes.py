@@ -1,33 +1,22 @@
 #!/usr/bin/env python3
 """Where cuBLASLt's split-K count changes along m (every m from 1 to 2048 at fixed n and k).
 
-  xz -dkc validation_logs/2026-12-03/split-k/m-every.safetensors.xz > m-every.safetensors
-  m-every-changes.py m-every.safetensors
+  m-every-changes.py validation_logs/2026-12-03/split-k/m-every.safetensors.xz
 
 Counts, per workspace, the steps m - 1 -> m at which the count changes, by m mod 8: changes at
 m = 0 and 1 mod 8 are the grids' two kinds of m (8b and the rest); others show the choice moving
-within a group of eight. Reads the log with numpy (mmaemu-sweep/2, grid layout).
+within a group of eight. Needs python3-numpy (the model builder's log reader; grid layout).
 """
-import collections, json, struct, sys
+import collections
+import sys
 
 import numpy as np
 
-raw = open(sys.argv[1], "rb").read()
-n = struct.unpack("<Q", raw[:8])[0]
-header = json.loads(raw[8:8 + n])
-base = 8 + n
+from model_answers import read_sweep
 
-
-def column(name):
-    t = header[name]
-    b, e = t["data_offsets"]
-    return np.frombuffer(raw[base + b:base + e], dtype=np.int32)
-
-
-meta = header["__metadata__"]
-keys, algorithms = json.loads(meta["keys"]), json.loads(meta["algorithms"])
-M, N, K = column("m"), column("n"), column("k")
-answers = column("algorithm").reshape(len(keys), len(M), len(N), len(K))
+_, keys, algorithms, t = read_sweep(sys.argv[1])
+M, N, K = t["m"], t["n"], t["k"]
+answers = t["algorithm"].reshape(len(keys), len(M), len(N), len(K))
 splits = np.vectorize(lambda a: algorithms[a]["splitk_num"] if a >= 0 else -1)(answers)
 for q, key in enumerate(keys):
     changes = collections.Counter()
