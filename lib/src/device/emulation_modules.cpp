@@ -2,6 +2,7 @@
 #include "mmaemu/tools/emulation_modules.hpp"
 
 #include <algorithm>
+#include <vector>
 
 #include "common/h4_tiling.h"
 #include "mmaemu/preset.hpp"
@@ -89,16 +90,16 @@ bool h4_covers(const Plan& plan, const ScaledMmCall& call, int major, int minor,
 constexpr EmulationModule kModules[] = {
     {"v1", "cuda-v1", Backend::cuda_v1, "v1_scaled_mm.cu",
      "the fast path's arithmetic, one thread per element, any GPU", false, 128,
-     LaunchShape::per_element, 0, v1_covers},
+     LaunchShape::per_element, 0, v1_covers, 0},
     {"v4", "cuda-v4", Backend::cuda_v4, "v4_scaled_mm.cu",
      "v1's arithmetic tiled (64 x 64 per block, 4 x 4 per thread), any GPU", false, 256,
-     LaunchShape::tiles_64, 0, v4_covers},
+     LaunchShape::tiles_64, 0, v4_covers, 3},
     {"h1", "cuda-h1", Backend::cuda_h1, "h1_scaled_mm.cu",
      "the real wgmma step on Hopper (sm_90), hopper_fp8_wgmma_k32 only", true, 128,
-     LaunchShape::tiles_64, 0, h1_covers},
+     LaunchShape::tiles_64, 0, h1_covers, 2},
     {"h4", "cuda-h4", Backend::cuda_h4, "h4_scaled_mm.cu",
      "h1 pipelined at a 128 x 128 tile; one split-K slice, K % 16 == 0", true, 256,
-     LaunchShape::tiles_128_linear, static_cast<unsigned>(kH4SharedBytes), h4_covers},
+     LaunchShape::tiles_128_linear, static_cast<unsigned>(kH4SharedBytes), h4_covers, 1},
 };
 
 }  // namespace
@@ -129,10 +130,15 @@ Result<const EmulationModule*> choose_emulation_module(const Plan& plan, const S
   if (backend != Backend::cuda)
     return Error(Errc::invalid_argument,
                  std::string(to_string(backend)) + " is not a CUDA backend");
-  // The fastest first: h4, h1, v4 (v1 is v4's plain form, kept as the reference).
+  // The fastest first, by auto_rank (v1 is v4's plain form, kept as the reference: rank 0).
+  std::vector<const EmulationModule*> ranked;
+  for (const auto& m : kModules)
+    if (m.auto_rank != 0) ranked.push_back(&m);
+  std::sort(ranked.begin(), ranked.end(), [](const EmulationModule* a, const EmulationModule* b) {
+    return a->auto_rank < b->auto_rank;
+  });
   std::string reasons;
-  for (std::string_view name : {"h4", "h1", "v4"}) {
-    const EmulationModule* m = emulation_module_named(name);
+  for (const EmulationModule* m : ranked) {
     if (m->covers(plan, call, major, minor, &why)) return m;
     reasons += (reasons.empty() ? "" : "; ") + why;
   }

@@ -34,6 +34,8 @@ struct EmulationModule {
   // Whether it computes the call on a GPU of compute capability major.minor; if not, why.
   bool (*covers)(const Plan& plan, const ScaledMmCall& call, int major, int minor,
                  std::string* why) = nullptr;
+  // Its place in Backend::cuda's choice, fastest first (1 is tried first); 0: only when named.
+  unsigned auto_rank = 0;
 };
 
 // v1, v4, h1, h4.
@@ -42,7 +44,7 @@ const EmulationModule* emulation_module_named(std::string_view name);
 const EmulationModule* emulation_module_for(Backend backend);  // null for oracle, cpu, cuda
 
 // The module a CUDA backend runs for the call on a GPU of compute capability major.minor: the one
-// the backend names, or for Backend::cuda the first that covers it of h4, h1, v4; else why none.
+// the backend names, or for Backend::cuda the first by auto_rank that covers it; else why none.
 Result<const EmulationModule*> choose_emulation_module(const Plan& plan, const ScaledMmCall& call,
                                                        Backend backend, int major, int minor);
 
