@@ -11,12 +11,14 @@
 #include <set>
 #include <sstream>
 
+#include "check_package.hpp"
 #include "command.hpp"
 #include "data_location.hpp"
 #include "mmaemu/safetensors.hpp"
 #include "mmaemu/tools/kernel_modules.hpp"
 #include "mmaemu/truth.hpp"
 #include "option_lists.hpp"
+#include "subprocess.hpp"
 
 namespace mmaemu::cli {
 namespace {
@@ -31,23 +33,6 @@ struct BuildOptions {
        skip_listings = false;
   std::string source, out, modules, nvcc = "/usr/local/cuda/bin/nvcc", cuobjdump;
 };
-
-std::string quoted(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-// Runs a command, returning its exit status and its output (stdout and stderr together).
-std::pair<int, std::string> run(const std::string& command) {
-  std::string output;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) return {-1, "could not start: " + command};
-  char buffer[4096];
-  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
 
 // ptxas -v lines: registers, stack frame and spill bytes per kernel and architecture.
 json resources(const std::string& log) {
@@ -77,7 +62,7 @@ json resources(const std::string& log) {
 std::string find_cuobjdump(const std::string& given, const fs::path& source) {
   if (!given.empty()) return given;
   if (const char* env = std::getenv("MMAEMU_CUOBJDUMP"); env && *env) return env;
-  if (run("command -v cuobjdump").first == 0) return "cuobjdump";
+  if (run_command("command -v cuobjdump").first == 0) return "cuobjdump";
   std::vector<fs::path> places = {"/usr/local/cuda/bin/cuobjdump"};
   if (!source.empty()) places.push_back(source / ".tools" / "cuobjdump" / "bin" / "cuobjdump");
   for (const fs::path& p : places)
@@ -112,7 +97,8 @@ Result<std::vector<std::string>> architecture_problems(const std::string& cuobjd
                                                        const std::vector<std::string>& sass,
                                                        const std::vector<std::string>& ptx,
                                                        std::string* listing) {
-  auto [code, text] = run(quoted(cuobjdump) + " --list-elf --list-ptx " + quoted(fatbin.string()));
+  auto [code, text] = run_command(shell_quoted(cuobjdump) + " --list-elf --list-ptx " +
+                                  shell_quoted(fatbin.string()));
   if (code != 0)
     return Error(Errc::io,
                  module + ": " + cuobjdump + " failed on " + fatbin.string() + ":\n" + text);
@@ -152,13 +138,13 @@ const std::vector<std::pair<std::regex, std::string>>& forbidden_ptx() {
 // lines, or the first forbidden one.
 Result<int> check_ptx(const BuildOptions& o, const fs::path& kernels, const KernelSpec& spec,
                       const std::string& arch, const fs::path& scratch) {
-  std::string command =
-      quoted(o.nvcc) + " -ptx -O3 -I" + quoted((kernels / "common").string()) + " -arch=" + arch;
-  for (const auto& f : spec.nvcc_flags) command += " " + quoted(f);
-  command += " -o " + quoted(scratch.string());
+  std::string command = shell_quoted(o.nvcc) + " -ptx -O3 -I" +
+                        shell_quoted((kernels / "common").string()) + " -arch=" + arch;
+  for (const auto& f : spec.nvcc_flags) command += " " + shell_quoted(f);
+  command += " -o " + shell_quoted(scratch.string());
   for (const auto& src : spec.sources)
-    command += " " + quoted((kernels / spec.module / src).string());
-  auto [code, log] = run(command);
+    command += " " + shell_quoted((kernels / spec.module / src).string());
+  auto [code, log] = run_command(command);
   if (code != 0)
     return Error(Errc::io,
                  "build-fatbin: " + spec.module + ": nvcc -ptx -arch=" + arch + " failed:\n" + log);
@@ -191,7 +177,7 @@ Result<json> read_json_or(const fs::path& path, json fallback) {
 // The full version of the nvcc to build with (refused unless it is the pinned release, or
 // --any-nvcc).
 Result<std::string> pinned_nvcc(const BuildOptions& o) {
-  auto [status, version_text] = run(quoted(o.nvcc) + " --version");
+  auto [status, version_text] = run_command(shell_quoted(o.nvcc) + " --version");
   std::smatch m;
   static const std::regex release(R"(release (\d+\.\d+), V([\d.]+))");
   if (status != 0 || !std::regex_search(version_text, m, release))
@@ -208,14 +194,15 @@ Result<std::string> pinned_nvcc(const BuildOptions& o) {
 // nvcc for one module into `temporary`: each kernel's resources, refused when one spills.
 Result<json> compile_module(const BuildOptions& o, const fs::path& kernels, const KernelSpec& spec,
                             const fs::path& temporary) {
-  std::string command =
-      quoted(o.nvcc) + " -fatbin -O3 -Xptxas -v -I" + quoted((kernels / "common").string());
-  for (const auto& f : spec.nvcc_flags) command += " " + quoted(f);
+  std::string command = shell_quoted(o.nvcc) + " -fatbin -O3 -Xptxas -v -I" +
+                        shell_quoted((kernels / "common").string());
+  for (const auto& f : spec.nvcc_flags) command += " " + shell_quoted(f);
   for (const auto& a : spec.sass) command += " -gencode=arch=compute_" + a.substr(3) + ",code=" + a;
   for (const auto& p : spec.ptx) command += " -gencode=arch=" + p + ",code=" + p;
-  command += " -o " + quoted(temporary.string());
-  for (const auto& s : spec.sources) command += " " + quoted((kernels / spec.module / s).string());
-  auto [code, log] = run(command);
+  command += " -o " + shell_quoted(temporary.string());
+  for (const auto& s : spec.sources)
+    command += " " + shell_quoted((kernels / spec.module / s).string());
+  auto [code, log] = run_command(command);
   if (code != 0) return Error(Errc::io, "build-fatbin: " + spec.module + ": nvcc failed:\n" + log);
   json used = resources(log);
   for (const auto& [kernel, r] : used.items())
@@ -370,7 +357,8 @@ struct DistOptions {
 
 Result<int> run_check_dist(const DistOptions& given) {
   if (!given.verify_manifest)
-    return Error(Errc::invalid_argument, "check-dist: nothing to check (pass --verify-manifest)");
+    return Error(Errc::invalid_argument,
+                 "check-dist: nothing to check (give a PACKAGE, or pass --verify-manifest)");
   // Default: the source tree's kernels/bin from a build tree, else an installed mmaemu's kernels.
   DistOptions o = given;
   const auto source = build_tree_source();
@@ -436,6 +424,15 @@ Runner setup_build_fatbin(CLI::App& app) {
 
 Runner setup_check_dist(CLI::App& app) {
   auto o = std::make_shared<DistOptions>();
+  auto p = std::make_shared<PackageArgs>();
+  app.add_option("package", p->package,
+                 "a release archive (mmaemu-<version>-Linux-<arch>.tar.gz) or its unpacked folder: "
+                 "contents, licences, version, fatbins, build paths, runtime libraries");
+  app.add_flag("--require-fatbins", p->require_fatbins,
+               "PACKAGE: a package without the kernel modules' fatbins fails");
+  app.add_option("--tag", p->tag, "PACKAGE: the release tag (vX.Y.Z) the version must equal");
+  app.add_flag("--json", p->json, "PACKAGE: print the report as JSON to stdout");
+  app.add_option("--out", p->out, "PACKAGE: write the report (JSON) to this file");
   app.add_flag("--verify-manifest", o->verify_manifest,
                "every fatbin's sha256 equals its manifest entry");
   app.add_option("--dist", o->dist,
@@ -445,7 +442,18 @@ Runner setup_check_dist(CLI::App& app) {
                  "the cuobjdump that lists the fatbins (default: found)");
   app.add_flag("--require-cuobjdump", o->require_cuobjdump,
                "fail when no cuobjdump can check the architectures");
-  return [o] { return run_check_dist(*o); };
+  return [o, p]() -> Result<int> {
+    if (!p->package.empty()) {
+      if (o->verify_manifest || !o->dist.empty())
+        return Error(Errc::invalid_argument,
+                     "check-dist: give a PACKAGE or --verify-manifest [--dist DIR], not both");
+      return run_check_package(*p);
+    }
+    if (p->require_fatbins || !p->tag.empty() || p->json || !p->out.empty())
+      return Error(Errc::invalid_argument,
+                   "check-dist: --require-fatbins, --tag, --json and --out need a PACKAGE");
+    return run_check_dist(*o);
+  };
 }
 
 }  // namespace mmaemu::cli

@@ -1,19 +1,25 @@
 #include "data_location.hpp"
 
 #include <cstdlib>
+#include <fstream>
+#include <string>
 #include <vector>
 
 namespace mmaemu::cli {
 
 std::optional<std::filesystem::path> build_tree_source() {
   namespace fs = std::filesystem;
-  // The build tree's own executable, where the build put it: an installed copy, even one inside
-  // the build directory (the package test's), is somewhere else.
+  // The build writes the file beside the executable it builds and never installs it, so an
+  // installed or copied executable finds none.
   std::error_code ec;
   const fs::path exe = fs::weakly_canonical(executable_path(), ec);
-  const fs::path built = fs::weakly_canonical(MMAEMU_BUILD_EXE_DIR, ec);
-  if (exe.empty() || built.empty() || exe.parent_path() != built) return std::nullopt;
-  return fs::path(MMAEMU_SOURCE_DIR);
+  if (exe.empty()) return std::nullopt;
+  std::ifstream in(exe.parent_path() / "mmaemu-source-tree");
+  std::string line;
+  if (!in || !std::getline(in, line) || line.empty()) return std::nullopt;
+  const fs::path source(line);
+  if (!fs::is_directory(source / "profiles", ec)) return std::nullopt;
+  return source;
 }
 
 std::optional<std::filesystem::path> bundled_truth_root() {
