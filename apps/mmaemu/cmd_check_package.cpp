@@ -11,43 +11,13 @@
 #include "mmaemu/tools/package_check.hpp"
 #include "mmaemu/truth.hpp"
 #include "mmaemu/version.hpp"
-#include "subprocess.hpp"
+#include "package_unpack.hpp"
 
 namespace mmaemu::cli {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-// A scratch folder removed when the check ends, however it ends.
-struct ScratchDir {
-  fs::path path;
-  ~ScratchDir() {
-    std::error_code ec;
-    if (!path.empty()) fs::remove_all(path, ec);
-  }
-};
-
-// The archive unpacked by the system's tar into `scratch`; its one top folder.
-Result<fs::path> unpack(const fs::path& archive, ScratchDir& scratch) {
-  std::string pattern = (fs::temp_directory_path() / "mmaemu-check-dist-XXXXXX").string();
-  if (!mkdtemp(pattern.data()))
-    return Error(Errc::io, "check-dist: cannot make a scratch folder in " +
-                               fs::temp_directory_path().string());
-  scratch.path = pattern;
-  auto [code, output] = run_command("tar -xzf " + shell_quoted(archive.string()) + " -C " +
-                                    shell_quoted(scratch.path.string()));
-  if (code != 0)
-    return Error(Errc::malformed,
-                 archive.string() + ": not a readable .tar.gz (tar: " + output + ")");
-  std::vector<fs::path> tops;
-  for (const auto& e : fs::directory_iterator(scratch.path)) tops.push_back(e.path());
-  if (tops.size() != 1 || !fs::is_directory(tops[0]))
-    return Error(Errc::malformed,
-                 archive.string() + ": holds " + std::to_string(tops.size()) +
-                     " top-level entries; a package holds one folder, mmaemu-<version>-<system>");
-  return tops[0];
-}
 
 json report_json(const PackageCheckReport& r, const std::string& package, const std::string& sha) {
   json items = json::array();
@@ -78,7 +48,7 @@ Result<int> run_check_package(const PackageArgs& args) {
     auto hash = sha256_file(package);
     if (!hash) return hash.error();
     sha = *hash;
-    auto top = unpack(package, scratch);
+    auto top = unpack_package(package, scratch);
     if (!top) return top.error();
     root = *top;
   }

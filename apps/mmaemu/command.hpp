@@ -57,5 +57,6 @@ Runner setup_conform(CLI::App& app);
 Runner setup_bench(CLI::App& app);
 Runner setup_build_fatbin(CLI::App& app);
 Runner setup_check_dist(CLI::App& app);
+Runner setup_validate_release(CLI::App& app);
 
 }  // namespace mmaemu::cli

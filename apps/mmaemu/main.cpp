@@ -66,7 +66,13 @@ const std::vector<Command>& command_table() {
       {"build-fatbin",
        "Build the kernel modules with the pinned nvcc, or check them against their manifest",
        setup_build_fatbin},
-      {"check-dist", "Check that every carried fatbin matches its manifest", setup_check_dist},
+      {"check-dist",
+       "Check a release archive (contents, licences, version, fatbins, build paths, runtime), "
+       "or the carried fatbins against their manifest",
+       setup_check_dist},
+      {"validate-release",
+       "Unpack a release archive into a fresh prefix and run its checks from there (JSON log)",
+       setup_validate_release},
       {"selftest", "Check this installation in seconds: formats, presets, bundled truth",
        setup_selftest},
   };

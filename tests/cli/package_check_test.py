@@ -88,6 +88,29 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write_bytes(b[:i] + b"libz.so.1\0" + b[i + 10:])
     mutant("the executable needs a library bookworm lacks", needs_libfmt, "runtime")
 
+    # validate-release: from a fresh prefix, every check PASS (no GPU here: the conformance subset
+    # is a SKIP that says why), the log names the archive's sha256; a broken archive fails.
+    r = subprocess.run([mmaemu, "validate-release", archive, "--out", tmp / "release.json"],
+                       capture_output=True, text=True)
+    log = json.loads((tmp / "release.json").read_text()) if (tmp / "release.json").exists() else {}
+    by = {c["check"]: c["verdict"] for c in log.get("checks", [])}
+    check("validate-release passes, every bundled set replayed, the consumer built",
+          r.returncode == 0 and log.get("verdict") == "PASS" and log.get("package_sha256") == report["package_sha256"]
+          and by.get("Evo 2 projection replay (h200-evo2-dev)") == "PASS" and by.get("replay h200-subset") == "PASS"
+          and by.get("selftest --force") == "PASS" and "FAIL" not in by.values() and len(by) >= 10,
+          r.stdout + r.stderr)
+    broken = tmp / "broken" / top.name
+    shutil.copytree(top, broken, symlinks=True)
+    (broken / "share/mmaemu/truth/h200-subset/manifest.json").write_text("{}")
+    subprocess.run(["tar", "czf", tmp / "broken.tar.gz", "-C", tmp / "broken", top.name], check=True)
+    r = subprocess.run([mmaemu, "validate-release", tmp / "broken.tar.gz", "--out", tmp / "broken.json"],
+                       capture_output=True, text=True)
+    log = json.loads((tmp / "broken.json").read_text()) if (tmp / "broken.json").exists() else {}
+    check("validate-release fails on an archive whose bundled set is broken",
+          r.returncode == 1 and log.get("verdict") == "FAIL" and
+          any(c["verdict"] == "FAIL" and "h200-subset" in c["check"] for c in log.get("checks", [])),
+          r.stdout + r.stderr)
+
     (tmp / "junk.tar.gz").write_bytes(b"not an archive")
     code, out = run("check-dist", tmp / "junk.tar.gz")
     check("a file that is not an archive: exit 4, named", code == 4 and "junk.tar.gz" in out, out)
