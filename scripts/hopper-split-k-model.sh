@@ -24,5 +24,5 @@ args=()
 for g in "${GRIDS[@]}"; do
   case $g in */*) args+=("$g.safetensors.xz") ;; *) args+=("$V/$g.safetensors.xz") ;; esac  # a path: a later folder's log
 done
-exec python3 scripts/split-k-model.py --out "$OUT" --base "$V/model-base.json" --grids "${args[@]}" \
+exec python3 scripts/split-k-model.py --out "$OUT" --base validation_logs/2026-12-06/split-k/model-base.json --grids "${args[@]}" \
   --points "$V/configs.safetensors.xz" "$V/holdout.safetensors.xz" --legacy validation_logs/2026-12-02/sweep/sweep.json

@@ -411,7 +411,7 @@ check("replay --split-k-from profile: the project's recordings bit-exact with th
       and all("split-K model" in r["split_k_source"] for r in log.get("recordings", []))
       and "144/144" in log.get("split_k_agreement", ""), out + err)
 code, out, err = run("replay", "--truth-dir", configs, "--sm-count", "114", "--split-k-from", "profile")
-check("replay --sm-count 114 names the GPU whose choice it emulates", "114 SMs (H100 PCIe)" in err, err)
+check("replay --sm-count 114 names the GPU whose choice it emulates", "114 SMs (H100 PCIe as the H200's heuristic answers" in err, err)
 expect_error("replay refuses an unknown --split-k-from", ["replay", "--truth-dir", configs, "--split-k-from", "table"],
              lambda c: c == 2, "--split-k-from")
 code, out, err = run("gemm", "--in", good, "--out", tmp / "sm114.safetensors", "--sm-count", "114", "--json")
