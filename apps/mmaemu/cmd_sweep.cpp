@@ -285,7 +285,8 @@ Result<json> replay_sample_call(const TruthSet& set, const Recording& rec, const
   auto plan = profile.resolve(loaded->call, {.known_split_k = table_split_k,
                                              .workspace_bytes = ws,
                                              .sm_count = std::nullopt,
-                                             .known_split = std::nullopt});
+                                             .known_split = std::nullopt,
+                                             .heuristic_gpu = {}});
   if (!plan) return plan.error();
   auto out = emulate(*plan, loaded->call, Backend::cpu, threads_for_jobs(0));
   if (!out) return out.error();

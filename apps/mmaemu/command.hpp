@@ -58,5 +58,6 @@ Runner setup_bench(CLI::App& app);
 Runner setup_build_fatbin(CLI::App& app);
 Runner setup_check_dist(CLI::App& app);
 Runner setup_validate_release(CLI::App& app);
+Runner setup_mutate(CLI::App& app);
 
 }  // namespace mmaemu::cli

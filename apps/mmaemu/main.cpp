@@ -70,6 +70,10 @@ const std::vector<Command>& command_table() {
        "Check a release archive (contents, licences, version, fatbins, build paths, runtime), "
        "or the carried fatbins against their manifest",
        setup_check_dist},
+      {"mutate",
+       "The mutation matrix: every model parameter moved one step, each mutant replayed against "
+       "truth sets",
+       setup_mutate},
       {"validate-release",
        "Unpack a release archive into a fresh prefix and run its checks from there (JSON log)",
        setup_validate_release},

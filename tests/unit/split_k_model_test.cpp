@@ -306,6 +306,39 @@ TEST_CASE("the hopper profile's model gives cuBLASLt's counts on the H200 and at
   CHECK(differs);
 }
 
+TEST_CASE("the hopper model answers for the H200 alone; other GPUs' calls leave the envelope",
+          "[split-k][profile]") {
+  auto hopper = load_profile("hopper");
+  REQUIRE(hopper.ok());
+  const SplitKModel& model = *hopper->split_k_model;
+  CHECK(model.swept_on("NVIDIA H200"));
+  CHECK(model.swept_on("NVIDIA H200 NVL"));
+  CHECK_FALSE(model.swept_on("NVIDIA GH200 480GB"));
+  CHECK_FALSE(model.swept_on("NVIDIA H100 80GB HBM3"));
+  CHECK_FALSE(model.swept_on("NVIDIA H100 PCIe"));
+  // A call the model answers inside its swept grid stays inside for the H200, not for an H100.
+  std::vector<uint8_t> a(16 * 8192, 0x38), b(64 * 8192, 0x38);
+  ScaledMmCall call;
+  call.m = 16;
+  call.n = 64;
+  call.k = 8192;
+  call.a = a;
+  call.b = b;
+  call.out_dtype = Format::bf16;
+  ResolveOptions on_h200;
+  on_h200.heuristic_gpu = "NVIDIA H200";
+  auto h200 = hopper->resolve(call, on_h200);
+  REQUIRE(h200.ok());
+  CHECK(h200->envelope.inside);
+  ResolveOptions on_h100 = on_h200;
+  on_h100.heuristic_gpu = "NVIDIA H100 80GB HBM3";
+  auto h100 = hopper->resolve(call, on_h100);
+  REQUIRE(h100.ok());
+  CHECK(h100->split_k == h200->split_k);  // the count is still the model's best answer
+  CHECK_FALSE(h100->envelope.inside);
+  CHECK_THAT(h100->envelope.reason, Catch::Contains("H100 80GB HBM3"));
+}
+
 TEST_CASE("a sweep log written from a sweep's answers reads back cell by cell", "[sweep]") {
   const std::vector<SweepKey> keys = {SweepKey{}, SweepKey{.workspace_bytes = 32 << 20,
                                                            .use_fast_accum = true,

@@ -46,6 +46,10 @@ struct ResolveOptions {
   // Whether the library split K, where that alone is known (a recording's kernel names: cuBLASLt's
   // splitKreduce_kernel runs only after a split). Weighed when known_split_k is not given.
   std::optional<bool> known_split;
+  // The GPU whose cuBLASLt heuristic is emulated, as its driver names it ("NVIDIA H100 80GB HBM3");
+  // empty: the split-K model's own. A count the model gives for another GPU is outside the
+  // envelope: GPUs with equal SM counts choose differently.
+  std::string heuristic_gpu;
 };
 
 struct Profile {

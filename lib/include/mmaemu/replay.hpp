@@ -55,6 +55,7 @@ Result<Comparison> replay_mma_block(const TruthSet& set, const Recording& record
 
 }  // namespace mmaemu
 
+#include <functional>
 #include <memory>
 
 #include "mmaemu/emulate.hpp"
@@ -85,6 +86,8 @@ struct ScaledMmReplayOptions {
   // The SM count whose heuristic is emulated; default: what the set's manifest says the heuristic
   // saw (heuristic_sm_count), else the profile's reference device.
   std::optional<int> sm_count;
+  // Applied to the resolved plan before emulation (mmaemu mutate); empty: none.
+  std::function<void(Plan&)> adjust_plan;
 };
 
 // Resolves the recording's plan with `profile`, emulates it with `backend`, compares bitwise.

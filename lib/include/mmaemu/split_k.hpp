@@ -94,6 +94,9 @@ struct SplitKModel {
 
   // "132 SMs (NVIDIA H200, H100 SXM, ...)", or "114 SMs" when no device of that count is known.
   std::string describe_device(int sm_count) const;
+  // Whether the model holds `gpu_name`'s own choice: the GPU it was swept on ("NVIDIA H200"
+  // answers for "NVIDIA H200" and "NVIDIA H200 NVL", not for "NVIDIA GH200 480GB").
+  bool swept_on(const std::string& gpu_name) const;
 };
 
 struct SplitKDecision {

@@ -25,6 +25,11 @@ struct TruthSetReplayOptions {
   std::optional<int>
       sm_count;  // the SM count whose heuristic is emulated (see ScaledMmReplayOptions)
   std::vector<std::string> only;  // replay only these recording ids (each must exist)
+  // A deliberate change of the model (mmaemu mutate): applied to each scaled_mm recording's
+  // resolved plan, and to the preset each mma_block recording is replayed with (returning the
+  // preset to use). Empty: the model as it is.
+  std::function<void(Plan&)> adjust_plan;
+  std::function<const Preset*(const Preset*)> adjust_preset;
 };
 
 // What one recording's replay gave.

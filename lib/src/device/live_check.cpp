@@ -32,7 +32,8 @@ Result<Plan> profile_choice(const TruthSet& set, const Recording& r, const Profi
   return profile.resolve(loaded->call, {.known_split_k = std::nullopt,
                                         .workspace_bytes = recorded_workspace_bytes(set, r),
                                         .sm_count = heuristic_sm_count(set, r),
-                                        .known_split = std::nullopt});
+                                        .known_split = std::nullopt,
+                                        .heuristic_gpu = set.gpu});
 }
 
 Result<LiveCallResult> replay_live_call(const TruthSet& set, const Recording& r,

@@ -277,6 +277,15 @@ Result<Plan> Profile::resolve(const ScaledMmCall& call, const ResolveOptions& op
       plan.envelope.reason =
           "the split count for shape " + shape + " is predicted, not swept: " + d.outside;
     }
+    if (!options.heuristic_gpu.empty() && !split_k_model->swept_on(options.heuristic_gpu)) {
+      plan.envelope.inside = false;
+      plan.envelope.reason =
+          "the split-K model holds the choice of cuBLASLt on the " + split_k_model->gpu +
+          ", not on " + options.heuristic_gpu +
+          " (GPUs with equal SM counts choose differently: an H100 SXM's heuristic differs from "
+          "the "
+          "H200's on 24 % of the cells compared, validation_logs/2026-12-06/device/README.md)";
+    }
   } else {
     const bool unsplit = std::any_of(unsplit_shapes.begin(), unsplit_shapes.end(), same_shape);
     plan.split_k = 1;

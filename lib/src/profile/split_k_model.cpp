@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <nlohmann/json.hpp>
 
 #include "truth/json_fields.hpp"
@@ -297,6 +298,22 @@ std::optional<int> SplitKPoints::find(const SplitKShape& shape, size_t config) c
   const int s = splits[static_cast<size_t>(it - shapes.begin()) * configs.size() + config];
   if (s == 0) return std::nullopt;
   return s;
+}
+
+bool SplitKModel::swept_on(const std::string& gpu_name) const {
+  std::string model = gpu;
+  if (model.rfind("NVIDIA ", 0) == 0) model = model.substr(7);
+  if (model.empty()) return false;
+  // The model's GPU as a whole word of the name, so that H200 does not match GH200.
+  for (size_t at = gpu_name.find(model); at != std::string::npos;
+       at = gpu_name.find(model, at + 1)) {
+    const bool starts = at == 0 || !std::isalnum(static_cast<unsigned char>(gpu_name[at - 1]));
+    const size_t end = at + model.size();
+    const bool ends =
+        end == gpu_name.size() || !std::isalnum(static_cast<unsigned char>(gpu_name[end]));
+    if (starts && ends) return true;
+  }
+  return false;
 }
 
 std::string SplitKModel::describe_device(int sm_count) const {

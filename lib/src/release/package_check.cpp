@@ -44,6 +44,7 @@ const std::vector<std::string>& required_files() {
       "share/doc/mmaemu/LICENSE",
       "share/doc/mmaemu/NOTICE",
       "share/doc/mmaemu/CHANGELOG.md",
+      "share/doc/mmaemu/CITATION.cff",
       "share/doc/mmaemu/LICENSES/README.md",
   };
   return files;

@@ -84,7 +84,8 @@ Result<BenchmarkReport> run_benchmark(const BenchmarkOptions& o,
             {.known_split_k = native ? std::optional<int>(native->choice.splits()) : std::nullopt,
              .workspace_bytes = o.workspace_bytes,
              .sm_count = std::nullopt,
-             .known_split = std::nullopt});
+             .known_split = std::nullopt,
+             .heuristic_gpu = {}});
         if (!plan) return plan.error();
         row.splits = plan->split_k;
         row.split_k_source = plan->split_k_source;

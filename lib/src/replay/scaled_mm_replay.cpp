@@ -62,8 +62,10 @@ Result<ScaledMmReplay> replay_scaled_mm(const TruthSet& set, const Recording& r,
   }
   resolve.workspace_bytes = recorded_workspace_bytes(set, r);
   resolve.sm_count = options.sm_count ? options.sm_count : heuristic_sm_count(set, r);
+  resolve.heuristic_gpu = r.gpu.empty() ? set.gpu : r.gpu;
   auto plan = profile.resolve(loaded->call, resolve);
   if (!plan) return plan.error();
+  if (options.adjust_plan) options.adjust_plan(*plan);
   auto out = emulate(*plan, loaded->call, backend, threads);
   if (!out) return out.error();
   return ScaledMmReplay{*plan, compare_bits(r.out_dtype, loaded->expected, *out)};

@@ -56,6 +56,7 @@ Result<RecordingOutcome> replay_one(const TruthSet& set, const Recording& r,
   if (r.op == "mma_block") {
     const auto arch = architecture_of_gpu(r.gpu);
     const Preset* preset = arch ? find_preset_for(*arch, r.in_dtype) : nullptr;
+    if (preset && o.adjust_preset) preset = o.adjust_preset(preset);
     if (!preset) {
       out.error = "no preset for GPU '" + r.gpu + "' and " + std::string(describe(r.in_dtype).name);
       return out;
@@ -73,6 +74,7 @@ Result<RecordingOutcome> replay_one(const TruthSet& set, const Recording& r,
   ScaledMmReplayOptions options;
   options.split_k_from = o.split_k_from;
   options.sm_count = o.sm_count;
+  options.adjust_plan = o.adjust_plan;
   auto rep = replay_scaled_mm(set, r, *profile, o.backend, o.threads, options);
   if (!rep && is_bad_input(rep.error())) return rep.error();
   out.recorded_split_k = r.recorded_split_k;
