@@ -155,13 +155,27 @@ std::vector<FixedRule> fixed_rules() {
 
 // The first recording of `sets` that `mutant` changes the bits of; counts the recordings it
 // touched.
-Result<void> judge(const std::vector<TruthSet>& sets, int threads,
-                   const std::set<std::string>& used, Mutant& mutant) {
-  // A target no recording is replayed with cannot be caught: said without replaying.
-  if (mutant.outcome.kind != "plan" && !used.count(mutant.outcome.target)) {
-    mutant.outcome.reason = "no recording of these sets is replayed with " + mutant.outcome.target;
-    return {};
+// What the unmutated replay used, per set: each recording's preset, algorithm and split count.
+struct Baseline {
+  std::vector<std::vector<RecordingOutcome>> outcomes;  // per set
+  // The recordings of set `s` that `mutant` can touch: those replayed with its target (every
+  // scaled_mm recording for a split-count mutant; the split ones for one slice fewer).
+  std::vector<std::string> touched(size_t s, const MutantOutcome& m) const {
+    std::vector<std::string> ids;
+    for (const auto& o : outcomes[s]) {
+      const bool gemm = o.op == "scaled_mm";
+      const bool hit = m.kind == "preset"                            ? o.preset == m.target
+                       : m.kind == "algorithm"                       ? o.algorithm == m.target
+                       : m.change.find("fewer") != std::string::npos ? gemm && o.split_k > 1
+                                                                     : gemm;
+      if (hit) ids.push_back(o.id);
+    }
+    return ids;
   }
+};
+
+Result<void> judge(const std::vector<TruthSet>& sets, int threads, const Baseline& baseline,
+                   Mutant& mutant) {
   std::atomic<int> using_it{0};
   TruthSetReplayOptions options;
   options.backend = Backend::cpu;
@@ -175,8 +189,11 @@ Result<void> judge(const std::vector<TruthSet>& sets, int threads,
       ++using_it;
       return static_cast<const Preset*>(mutant.preset.get());
     };
-  for (const TruthSet& set : sets) {
-    if (mutant.outcome.killed) break;  // one recording that catches it is enough
+  for (size_t i = 0; i < sets.size() && !mutant.outcome.killed; ++i) {
+    // Only the recordings the mutant can change are replayed; one that catches it is enough.
+    const TruthSet& set = sets[i];
+    options.only = baseline.touched(i, mutant.outcome);
+    if (options.only.empty()) continue;
     auto report = replay_truth_set(set, options);
     if (!report) return report.error();
     for (const auto& o : report->outcomes)
@@ -187,9 +204,10 @@ Result<void> judge(const std::vector<TruthSet>& sets, int threads,
   }
   mutant.outcome.recordings_using = using_it.load();
   if (!mutant.outcome.killed)
-    mutant.outcome.reason = using_it == 0 ? "no recording of these sets is changed by it"
-                                          : std::to_string(using_it.load()) +
-                                                " recordings use it and none changes a bit";
+    mutant.outcome.reason =
+        using_it == 0
+            ? "no recording of these sets is replayed with " + mutant.outcome.target
+            : std::to_string(using_it.load()) + " recordings use it and none changes a bit";
   if (!mutant.outcome.killed && mutant.original)
     for (const auto& u : mutant.original->unpinned)
       if (u.parameter == mutant.outcome.parameter)
@@ -209,7 +227,7 @@ Result<MutationReport> run_mutation_matrix(
     const std::function<void(const MutantOutcome&, size_t, size_t)>& progress) {
   const auto start = std::chrono::steady_clock::now();
   MutationReport report;
-  std::set<std::string> used;  // presets and algorithms the sets are replayed with
+  Baseline baseline_outcomes;
   TruthSetReplayOptions baseline;
   baseline.threads = threads;
   for (const TruthSet& set : sets) {
@@ -221,7 +239,7 @@ Result<MutationReport> run_mutation_matrix(
                        std::to_string(r->outcomes.size()) +
                        " recordings bit-exact unmutated; a mutation matrix needs sets the model "
                        "reproduces");
-    for (const auto& o : r->outcomes) used.insert({o.preset, o.algorithm});
+    baseline_outcomes.outcomes.push_back(r->outcomes);
     report.truth_sets.push_back(set.directory.filename().string());
     report.recordings += static_cast<int>(r->outcomes.size());
   }
@@ -229,7 +247,7 @@ Result<MutationReport> run_mutation_matrix(
   for (auto& m : algorithm_mutants(report.not_applicable)) mutants.push_back(std::move(m));
   for (auto& m : plan_mutants()) mutants.push_back(std::move(m));
   for (size_t i = 0; i < mutants.size(); ++i) {
-    if (auto ok = judge(sets, threads, used, mutants[i]); !ok) return ok.error();
+    if (auto ok = judge(sets, threads, baseline_outcomes, mutants[i]); !ok) return ok.error();
     report.mutants.push_back(mutants[i].outcome);
     if (progress) progress(report.mutants.back(), i + 1, mutants.size());
   }
