@@ -190,17 +190,21 @@ Result<void> judge(const std::vector<TruthSet>& sets, int threads, const Baselin
       return static_cast<const Preset*>(mutant.preset.get());
     };
   for (size_t i = 0; i < sets.size() && !mutant.outcome.killed; ++i) {
-    // Only the recordings the mutant can change are replayed; one that catches it is enough.
+    // Only the recordings the mutant can change are replayed, in batches of doubling size, so that
+    // the first recording that catches it ends the search early (one is enough).
     const TruthSet& set = sets[i];
-    options.only = baseline.touched(i, mutant.outcome);
-    if (options.only.empty()) continue;
-    auto report = replay_truth_set(set, options);
-    if (!report) return report.error();
-    for (const auto& o : report->outcomes)
-      if (!o.bit_exact() && !mutant.outcome.killed) {
-        mutant.outcome.killed = true;
-        mutant.outcome.killed_by = set.directory.filename().string() + "/" + o.id;
-      }
+    const std::vector<std::string> ids = baseline.touched(i, mutant.outcome);
+    for (size_t at = 0, batch = 1; at < ids.size() && !mutant.outcome.killed;
+         at += batch, batch *= 2) {
+      options.only.assign(ids.begin() + at, ids.begin() + std::min(ids.size(), at + batch));
+      auto report = replay_truth_set(set, options);
+      if (!report) return report.error();
+      for (const auto& o : report->outcomes)
+        if (!o.bit_exact() && !mutant.outcome.killed) {
+          mutant.outcome.killed = true;
+          mutant.outcome.killed_by = set.directory.filename().string() + "/" + o.id;
+        }
+    }
   }
   mutant.outcome.recordings_using = using_it.load();
   if (!mutant.outcome.killed)
