@@ -5,6 +5,7 @@
 #include <string>
 
 #include "mmaemu/error.hpp"
+#include "mmaemu/tools/package_check.hpp"
 
 namespace mmaemu::cli {
 
@@ -14,5 +15,10 @@ struct PackageArgs {
 };
 
 Result<int> run_check_package(const PackageArgs& args);
+
+// The checks' options as check-dist and validate-release both set them: the source tree this
+// mmaemu was built from (when it runs from its build tree) and the current folder are paths no
+// file of the package may contain.
+PackageCheckOptions package_check_options(bool require_fatbins, const std::string& tag);
 
 }  // namespace mmaemu::cli

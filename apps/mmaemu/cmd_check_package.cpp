@@ -37,6 +37,16 @@ json report_json(const PackageCheckReport& r, const std::string& package, const 
 
 }  // namespace
 
+PackageCheckOptions package_check_options(bool require_fatbins, const std::string& tag) {
+  PackageCheckOptions options;
+  options.tag = tag;
+  options.require_fatbins = require_fatbins;
+  // The trees this mmaemu was built from and runs in: the package must not name them.
+  if (const auto source = build_tree_source()) options.forbidden_paths.push_back(source->string());
+  options.forbidden_paths.push_back(fs::current_path().string());
+  return options;
+}
+
 Result<int> run_check_package(const PackageArgs& args) {
   const fs::path package = args.package;
   if (!fs::exists(package))
@@ -52,14 +62,7 @@ Result<int> run_check_package(const PackageArgs& args) {
     if (!top) return top.error();
     root = *top;
   }
-  PackageCheckOptions options;
-  options.tag = args.tag;
-  options.require_fatbins = args.require_fatbins;
-  // The trees this mmaemu was built from and in, when it runs from them: the package must not
-  // name them.
-  if (const auto source = build_tree_source()) options.forbidden_paths.push_back(source->string());
-  options.forbidden_paths.push_back(fs::current_path().string());
-  auto report = check_package_tree(root, options);
+  auto report = check_package_tree(root, package_check_options(args.require_fatbins, args.tag));
   if (!report) return report.error();
   const json j = report_json(*report, package.string(), sha);
   if (!args.out.empty())

@@ -16,6 +16,7 @@
 #include <regex>
 #include <sstream>
 
+#include "check_package.hpp"
 #include "command.hpp"
 #include "data_location.hpp"
 #include "mmaemu/safetensors.hpp"
@@ -40,6 +41,7 @@ struct ReleaseArgs {
 struct Check {
   std::string name, verdict, detail, command;  // verdict: PASS, FAIL or SKIP (detail says why)
   double seconds = 0;
+  std::string summary{};  // the command's summary line (command_check), e.g. "replay: 138/138 ..."
 };
 
 // One command of the unpacked package, run with the clean environment; its status and output.
@@ -91,16 +93,14 @@ void clean_environment(const fs::path& scratch) {
 Check command_check(const std::string& name, const std::string& command,
                     const std::string& pattern) {
   const Ran r = run_timed(command + " 2>&1");
-  Check c{name, r.code == 0 ? "PASS" : "FAIL", summary_line(r.output, pattern), command, r.seconds};
+  const std::string summary = summary_line(r.output, pattern);
+  Check c{name, r.code == 0 ? "PASS" : "FAIL", summary, command, r.seconds, summary};
   if (r.code != 0) c.detail = fmt::format("exit {}: {}", r.code, c.detail);
   return c;
 }
 
 Check package_check(const fs::path& root) {
-  PackageCheckOptions options;
-  options.require_fatbins = true;
-  options.forbidden_paths.push_back(fs::current_path().string());
-  if (const auto source = build_tree_source()) options.forbidden_paths.push_back(source->string());
+  const PackageCheckOptions options = package_check_options(true, "");
   Check c{"check-dist", "PASS", "", "mmaemu check-dist PACKAGE --require-fatbins"};
   auto report = check_package_tree(root, options);
   if (!report) return {c.name, "FAIL", report.error().message(), c.command};
@@ -128,26 +128,23 @@ GpuSeen gpu_seen(const std::string& mmaemu) {
   return {gpu.is_object() ? gpu.value("name", std::string("GPU")) : gpu.get<std::string>(), ""};
 }
 
-Check consumer_check(const fs::path& root, const fs::path& scratch, const std::string& mmaemu) {
+// `by_cli`: the summary line of the package's own `mmaemu replay` of h200-subset (its replay
+// check).
+Check consumer_check(const fs::path& root, const fs::path& scratch, const std::string& by_cli) {
   const std::string name = "find_package consumer";
   for (const char* tool : {"cmake", "c++"})
     if (run_command(std::string("command -v ") + tool).first != 0)
       return {name, "SKIP", std::string("no ") + tool + " on PATH to build a consumer project", ""};
   const fs::path src = root / "share/mmaemu/examples/consumer", build = scratch / "consumer-build";
+  const fs::path subset = root / "share/mmaemu/truth/h200-subset";
   if (!fs::is_regular_file(src / "CMakeLists.txt"))
     return {name, "FAIL", "share/mmaemu/examples/consumer is missing", ""};
   const std::string command =
       "cmake -S " + shell_quoted(src.string()) + " -B " + shell_quoted(build.string()) +
       " -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=" + shell_quoted(root.string()) +
       " > /dev/null && cmake --build " + shell_quoted(build.string()) + " > /dev/null && " +
-      shell_quoted((build / "consumer").string()) + " " +
-      shell_quoted((root / "share/mmaemu/truth/h200-subset").string());
+      shell_quoted((build / "consumer").string()) + " " + shell_quoted(subset.string());
   Check c = command_check(name, command, "replay: ");
-  const std::string by_cli = summary_line(
-      run_command(mmaemu + " replay --truth-dir " +
-                  shell_quoted((root / "share/mmaemu/truth/h200-subset").string()) + " 2>/dev/null")
-          .second,
-      "replay: ");
   if (c.verdict == "PASS" && c.detail != by_cli) {
     c.verdict = "FAIL";
     c.detail =
@@ -239,8 +236,12 @@ std::vector<Check> run_checks(const fs::path& root, const fs::path& scratch, int
     add(command_check("conformance subset (every CUDA kernel module)",
                       mmaemu + " conform --backend cuda --calls " + std::to_string(conform_calls),
                       "conform: "));
-  for (auto& c : replay_checks(root, mmaemu)) add(std::move(c));
-  add(consumer_check(root, scratch, mmaemu));
+  std::string subset_by_cli = "no replay of h200-subset";
+  for (auto& c : replay_checks(root, mmaemu)) {
+    if (c.name == "replay h200-subset") subset_by_cli = c.summary;
+    add(std::move(c));
+  }
+  add(consumer_check(root, scratch, subset_by_cli));
   return checks;
 }
 
@@ -258,9 +259,8 @@ Result<int> run_validate_release(const ReleaseArgs& a) {
   const GpuSeen gpu = gpu_seen(mmaemu);
   const std::string built_from = summary_line(run_command(mmaemu + " --version").second, "mmaemu ");
   const auto checks = run_checks(*root, scratch.path, a.conform_calls, gpu);
-  std::string version = summary_line(built_from, "mmaemu ");
   std::smatch m;
-  version =
+  const std::string version =
       std::regex_search(built_from, m, std::regex(R"(mmaemu (\S+))")) ? m[1].str() : "unknown";
   const json log =
       log_json(a, *sha, version, built_from, gpu, checks,

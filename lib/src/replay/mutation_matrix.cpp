@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -25,6 +24,8 @@ struct Mutant {
   std::shared_ptr<const Preset> preset;  // the mutated copy, for preset mutants
   const Preset* original = nullptr;
   std::function<bool(Plan&)> change_plan;  // true when it changed this plan
+  // Whether a recording, as the unmutated replay resolved it, is one the mutant can change.
+  std::function<bool(const RecordingOutcome&)> touches;
 };
 
 MutantOutcome outcome_of(std::string kind, std::string target, std::string parameter,
@@ -89,6 +90,7 @@ std::vector<Mutant> preset_mutants(int& not_applicable) {
       m.outcome = outcome_of("preset", p.name, move.parameter, move.label);
       m.original = &p;
       m.preset = copy;
+      m.touches = [name = p.name](const RecordingOutcome& o) { return o.preset == name; };
       m.change_plan = [orig = &p, copy](Plan& plan) {
         if (plan.preset != orig) return false;
         plan.preset = copy.get();
@@ -110,6 +112,7 @@ std::vector<Mutant> algorithm_mutants(int& not_applicable) {
       }
       Mutant m;
       m.outcome = outcome_of("algorithm", a.name, move.parameter, move.change);
+      m.touches = [name = a.name](const RecordingOutcome& o) { return o.algorithm == name; };
       m.change_plan = [name = a.name, apply = move.apply](Plan& plan) {
         if (plan.algorithm.name != name) return false;
         return apply(plan.algorithm);
@@ -124,11 +127,13 @@ std::vector<Mutant> plan_mutants() {
   Mutant more;
   more.outcome = outcome_of("plan", "every scaled_mm plan", "split_k", "one split-K slice more");
   more.change_plan = [](Plan& p) { return ++p.split_k, true; };
+  more.touches = [](const RecordingOutcome& o) { return o.op == "scaled_mm"; };
   out.push_back(more);
   Mutant fewer;
   fewer.outcome =
       outcome_of("plan", "every split scaled_mm plan", "split_k", "one split-K slice fewer");
   fewer.change_plan = [](Plan& p) { return p.split_k > 1 && (--p.split_k, true); };
+  fewer.touches = [](const RecordingOutcome& o) { return o.op == "scaled_mm" && o.split_k > 1; };
   out.push_back(fewer);
   return out;
 }
@@ -153,27 +158,11 @@ std::vector<FixedRule> fixed_rules() {
   };
 }
 
-// The first recording of `sets` that `mutant` changes the bits of; counts the recordings it
-// touched.
-// What the unmutated replay used, per set: each recording's preset, algorithm and split count.
-struct Baseline {
-  std::vector<std::vector<RecordingOutcome>> outcomes;  // per set
-  // The recordings of set `s` that `mutant` can touch: those replayed with its target (every
-  // scaled_mm recording for a split-count mutant; the split ones for one slice fewer).
-  std::vector<std::string> touched(size_t s, const MutantOutcome& m) const {
-    std::vector<std::string> ids;
-    for (const auto& o : outcomes[s]) {
-      const bool gemm = o.op == "scaled_mm";
-      const bool hit = m.kind == "preset"                            ? o.preset == m.target
-                       : m.kind == "algorithm"                       ? o.algorithm == m.target
-                       : m.change.find("fewer") != std::string::npos ? gemm && o.split_k > 1
-                                                                     : gemm;
-      if (hit) ids.push_back(o.id);
-    }
-    return ids;
-  }
-};
+// What the unmutated replay gave, per set: each recording's preset, algorithm and split count.
+using Baseline = std::vector<std::vector<RecordingOutcome>>;
 
+// Replays the recordings `mutant` can change until one of them catches it; counts those it
+// touched, and says why a survivor survived.
 Result<void> judge(const std::vector<TruthSet>& sets, int threads, const Baseline& baseline,
                    Mutant& mutant) {
   std::atomic<int> using_it{0};
@@ -193,7 +182,9 @@ Result<void> judge(const std::vector<TruthSet>& sets, int threads, const Baselin
     // Only the recordings the mutant can change are replayed, in batches of doubling size, so that
     // the first recording that catches it ends the search early (one is enough).
     const TruthSet& set = sets[i];
-    const std::vector<std::string> ids = baseline.touched(i, mutant.outcome);
+    std::vector<std::string> ids;
+    for (const auto& o : baseline[i])
+      if (mutant.touches(o)) ids.push_back(o.id);
     for (size_t at = 0, batch = 1; at < ids.size() && !mutant.outcome.killed;
          at += batch, batch *= 2) {
       options.only.assign(ids.begin() + at, ids.begin() + std::min(ids.size(), at + batch));
@@ -243,7 +234,7 @@ Result<MutationReport> run_mutation_matrix(
                        std::to_string(r->outcomes.size()) +
                        " recordings bit-exact unmutated; a mutation matrix needs sets the model "
                        "reproduces");
-    baseline_outcomes.outcomes.push_back(r->outcomes);
+    baseline_outcomes.push_back(r->outcomes);
     report.truth_sets.push_back(set.directory.filename().string());
     report.recordings += static_cast<int>(r->outcomes.size());
   }
