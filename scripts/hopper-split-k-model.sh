@@ -1,10 +1,23 @@
 #!/usr/bin/env bash
-# Rebuilds profiles/hopper-split-k.tar.xz (hopper-split-k.json, xz-packed) from the committed H200 sweep logs (issue 11): the one
-# place that lists which logs the model is built from. holdout-2027 is never among them
-# (validation_logs/2026-12-03/split-k/held-out.json). Needs python3-numpy.
-#   scripts/hopper-split-k-model.sh [OUT]
+# Rebuilds the hopper profile's split-K models from the committed sweep logs (issue 11): the one
+# place that lists which logs each model is built from. Needs python3-numpy.
+#   scripts/hopper-split-k-model.sh [h200|h100-sxm] [OUT]
+# h200 (default): profiles/hopper-split-k.tar.xz (hopper-split-k.json, xz-packed), the H200's
+#   choice; holdout-2027 and holdout-2028 are never among its logs
+#   (validation_logs/2026-12-03/split-k/held-out.json).
+# h100-sxm: profiles/hopper-h100-sxm-split-k.tar.xz, the H100 SXM's choice (its own sweeps: the
+#   same library chooses otherwise there, validation_logs/2026-12-06/split-k-h100/README.md).
 set -eu
 cd "$(dirname "$0")/.."
+if [ "${1:-h200}" = h100-sxm ]; then
+  H=validation_logs/2026-12-06/split-k-h100
+  exec python3 scripts/split-k-model.py --out "${2:-profiles/hopper-h100-sxm-split-k.tar.xz}" --base $H/model-base.json \
+    --grids $H/dense-base.safetensors.xz $H/dense-ws32-fine.safetensors.xz $H/dense-ws4.safetensors.xz \
+    $H/dense-unaligned.safetensors.xz $H/dense-k16.safetensors.xz \
+    $H/dense-k32.safetensors.xz $H/dense-unaligned-k16.safetensors.xz $H/dense-unaligned-k32.safetensors.xz \
+    validation_logs/2026-12-06/device/m-every-h100-sxm.safetensors.xz --points $H/configs.safetensors.xz
+fi
+[ "${1:-h200}" = h200 ] && shift $(($# > 0 ? 1 : 0))
 V=validation_logs/2026-12-03/split-k
 W=validation_logs/2026-12-05/split-k  # later sweeps (holdout-2028 there is never read)
 OUT=${1:-profiles/hopper-split-k.tar.xz}

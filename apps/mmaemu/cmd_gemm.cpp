@@ -21,7 +21,7 @@ namespace {
 
 struct GemmOptions {
   std::string input, output, a = "a", b = "b", scale_a = "1", scale_b = "1", bias;
-  std::string profile = "hopper", out_dtype = "bf16", backend = "cpu";
+  std::string profile = "hopper", out_dtype = "bf16", backend = "cpu", gpu;
   bool fast_accum = false, json = false, strict_envelope = false;
   int64_t n_full = 0;
   std::optional<int> splits;  // unset: the profile decides
@@ -134,6 +134,7 @@ Result<Plan> plan_call(const GemmOptions& o, const ScaledMmCall& call) {
   resolve.known_split_k = o.splits;
   if (o.workspace >= 0) resolve.workspace_bytes = o.workspace;
   if (o.sm_count > 0) resolve.sm_count = o.sm_count;
+  resolve.heuristic_gpu = o.gpu;
   auto plan = profile->resolve(call, resolve);
   if (!plan) return plan.error();
   if (!plan->envelope.inside) {
@@ -223,6 +224,11 @@ Runner setup_gemm(CLI::App& app) {
                  "profile's reference "
                  "GPU; 114: an H100 PCIe)")
       ->check(CLI::Range(1, 4096));
+  app.add_option(
+      "--gpu", o->gpu,
+      "emulate cuBLASLt's split-K choice on this GPU, as its driver names it (\"NVIDIA H100 80GB "
+      "HBM3\"): it picks the profile's split-K model; one no model was swept on gets the reference "
+      "model's count, outside the envelope (default: the reference GPU, the H200)");
   app.add_option("--workspace", o->workspace,
                  "cuBLASLt's workspace in bytes (default: torch's 1 MiB)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));

@@ -70,22 +70,35 @@ nlohmann::json profile_json(const Profile& p, const DeviceReport& device) {
       {"library_version", p.library_version},
       {"evidence", p.evidence},
       {"split_k_shapes_known", p.split_k_table.size() + p.unsplit_shapes.size()}};
-  if (const SplitKModel* m = p.split_k_model.get()) {
+  if (!p.split_k_model) return entry;
+  auto model_json = [](const std::string& name, const SplitKModel& m) {
     nlohmann::json devices = nlohmann::json::array();
-    for (const auto& d : m->devices) devices.push_back(m->describe_device(d.sm_count));
-    // The GPUs here, by the SM count whose choice replay and gemm emulate for them.
-    nlohmann::json here = nlohmann::json::array();
-    for (const auto& g : device.gpus)
-      here.push_back(fmt::format("GPU {}: {}", g.ordinal, m->describe_device(g.multiprocessors)));
-    entry["split_k_model"] = {{"name", p.split_k_model_name},
-                              {"library", m->library},
-                              {"swept_on", m->gpu},
-                              {"reference", m->describe_device(m->reference_sm_count)},
-                              {"devices", devices},
-                              {"grids", m->grids.size()},
-                              {"point_sets", m->points.size()},
-                              {"gpus_here", here}};
+    for (const auto& d : m.devices) devices.push_back(m.describe_device(d.sm_count));
+    return nlohmann::json{{"name", name},
+                          {"library", m.library},
+                          {"swept_on", m.gpu},
+                          {"reference", m.describe_device(m.reference_sm_count)},
+                          {"devices", devices},
+                          {"grids", m.grids.size()},
+                          {"point_sets", m.points.size()}};
+  };
+  // The GPUs here: whose choice replay and gemm emulate for each (the model swept on it).
+  nlohmann::json here = nlohmann::json::array();
+  for (const auto& g : device.gpus) {
+    const auto chosen = p.split_k_model_for(g.name);
+    here.push_back(fmt::format(
+        "GPU {}: {}", g.ordinal,
+        chosen.swept_on_gpu
+            ? fmt::format("split-K model {}, {}", chosen.name,
+                          chosen.model->describe_device(g.multiprocessors))
+            : fmt::format("no split-K model swept on the {}: the {}'s counts, outside the envelope",
+                          g.name, chosen.model->gpu)));
   }
+  entry["split_k_model"] = model_json(p.split_k_model_name, *p.split_k_model);
+  entry["split_k_model"]["gpus_here"] = here;
+  entry["split_k_gpu_models"] = nlohmann::json::array();
+  for (const auto& other : p.split_k_gpu_models)
+    entry["split_k_gpu_models"].push_back(model_json(other.name, *other.model));
   return entry;
 }
 
@@ -149,16 +162,20 @@ void print_profiles(const nlohmann::json& profiles) {
         p["maturity"].get<std::string>(), p["library"].get<std::string>(),
         p["library_version"].get<std::string>(),
         fmt::format("{}", fmt::join(p["evidence"].get<std::vector<std::string>>(), ", ")));
+  auto print_model = [](const std::string& profile, const nlohmann::json& m, const char* role) {
+    std::cout << fmt::format(
+        "  {:<8} split-K model {} ({}): {} swept on the {}; counts for {}; default {}\n", profile,
+        m["name"].get<std::string>(), role, m["library"].get<std::string>(),
+        m["swept_on"].get<std::string>(),
+        fmt::format("{}", fmt::join(m["devices"].get<std::vector<std::string>>(), "; ")),
+        m["reference"].get<std::string>());
+  };
   for (const auto& p : profiles)
     if (p.contains("split_k_model")) {
-      const auto& m = p["split_k_model"];
-      std::cout << fmt::format(
-          "  {:<8} split-K model {}: {} swept on the {}; counts for {}; default {}\n",
-          p["name"].get<std::string>(), m["name"].get<std::string>(),
-          m["library"].get<std::string>(), m["swept_on"].get<std::string>(),
-          fmt::format("{}", fmt::join(m["devices"].get<std::vector<std::string>>(), "; ")),
-          m["reference"].get<std::string>());
-      for (const auto& g : m["gpus_here"])
+      const std::string name = p["name"].get<std::string>();
+      print_model(name, p["split_k_model"], "reference");
+      for (const auto& m : p["split_k_gpu_models"]) print_model(name, m, "its GPU's calls");
+      for (const auto& g : p["split_k_model"]["gpus_here"])
         std::cout << fmt::format("           {}\n", g.get<std::string>());
     }
 }

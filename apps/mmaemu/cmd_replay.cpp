@@ -14,7 +14,7 @@ namespace mmaemu::cli {
 namespace {
 
 struct ReplayOptions {
-  std::string truth_dir, profile, backend = "cpu", out_path, split_k_from = "recording";
+  std::string truth_dir, profile, backend = "cpu", out_path, split_k_from = "recording", gpu;
   bool json = false;  // the log to stdout (the human lines then go to stderr)
   int jobs = 0;
   int sm_count = 0;
@@ -39,6 +39,7 @@ Result<int> run_replay(const ReplayOptions& o) {
   options.threads = threads_for_jobs(o.jobs);
   options.split_k_from = o.split_k_from == "profile" ? SplitKFrom::profile : SplitKFrom::recording;
   if (o.sm_count > 0) options.sm_count = o.sm_count;
+  options.gpu = o.gpu;
   options.only = o.only;
 
   Progress progress(o.only.empty() ? set->recordings.size() : o.only.size());
@@ -96,6 +97,11 @@ Runner setup_replay(CLI::App& app) {
          "emulate cuBLASLt's choice on a GPU with this many SMs (default: what the set says the "
          "heuristic saw, else the profile's reference GPU)")
       ->check(CLI::Range(1, 4096));
+  app.add_option(
+      "--gpu", o->gpu,
+      "emulate cuBLASLt's choice on this GPU, as its driver names it (\"NVIDIA H100 80GB "
+      "HBM3\"): it picks the profile's split-K model (default: the GPU each recording "
+      "names)");
   return [o] { return run_replay(*o); };
 }
 

@@ -22,16 +22,22 @@ using nlohmann::json;
 
 struct SplitKOptions {
   std::string profile = "hopper", shapes, logs, out_dtype = "bf16", pair = "e4m3xe4m3",
-              bias = "none", out;
+              bias = "none", out, gpu;
   int64_t workspace = 1 << 20;
   int sm_count = 0;
   bool fast_accum = false, rowwise = false, json = false;
 };
 
-Result<const SplitKModel*> model_of(const Profile& p) {
+// The model of `gpu`'s choice; one no model was swept on is refused (split-k answers for the
+// GPUs swept, and says which).
+Result<const SplitKModel*> model_of(const Profile& p, const std::string& gpu) {
   if (!p.split_k_model)
     return Error(Errc::unsupported, "profile " + p.name + " has no split-K model (split_k.model)");
-  return p.split_k_model.get();
+  const auto chosen = p.split_k_model_for(gpu);
+  if (!chosen.swept_on_gpu)
+    return Error(Errc::unsupported, "profile " + p.name + " has no split-K model of the " + gpu +
+                                        "'s choice; its models hold " + p.split_k_gpus());
+  return chosen.model;
 }
 
 // What the model says for each named shape under one configuration.
@@ -73,7 +79,8 @@ Result<int> ask(const SplitKOptions& o, const SplitKModel& model) {
           d.checked ? "" : "outside the envelope: ", d.checked ? d.source : d.outside);
   }
   if (o.json)
-    std::cout << json({{"device", model.describe_device(c.sm_count)},
+    std::cout << json({{"gpu", model.gpu},
+                       {"device", model.describe_device(c.sm_count)},
                        {"library", model.library},
                        {"configuration", describe(c)},
                        {"shapes", rows}})
@@ -122,10 +129,15 @@ struct LogTally {
   }
 };
 
-// The log's entry of the report, and how many checked cells differ.
-Result<std::pair<json, size_t>> check_log(const std::string& path, const SplitKModel& model) {
+// The log's entry of the report, and how many checked cells differ: against the model of the
+// GPU the log was swept on (or of `gpu`).
+Result<std::pair<json, size_t>> check_log(const std::string& path, const Profile& profile,
+                                          const std::string& gpu) {
   auto log = SweepLog::read(path);
   if (!log) return log.error();
+  auto chosen = model_of(profile, gpu.empty() ? log->gpu() : gpu);
+  if (!chosen) return Error(chosen.error().code(), path + ": " + chosen.error().message());
+  const SplitKModel& model = **chosen;
   std::vector<SplitKDecider> deciders;
   for (const SweepKey& key : log->keys())
     deciders.emplace_back(model, split_k_config(key, log->multiprocessors()));
@@ -151,6 +163,7 @@ Result<std::pair<json, size_t>> check_log(const std::string& path, const SplitKM
                     {"predicted_equal", t.per_key[q][3]}});
   json entry = {{"log", path},
                 {"gpu", log->gpu()},
+                {"model_swept_on", model.gpu},
                 {"cells", t.cells - t.none},
                 {"not_compared", t.none},
                 {"checked", t.checked},
@@ -165,11 +178,11 @@ Result<std::pair<json, size_t>> check_log(const std::string& path, const SplitKM
   return std::pair{entry, t.checked - t.checked_right};
 }
 
-Result<int> check(const SplitKOptions& o, const SplitKModel& model) {
+Result<int> check(const SplitKOptions& o, const Profile& profile) {
   json logs = json::array();
   size_t checked_wrong_total = 0;
   for (const auto& path : split_list(o.logs)) {
-    auto entry = check_log(path, model);
+    auto entry = check_log(path, profile, o.gpu);
     if (!entry) return entry.error();
     // With --json, stdout holds the report alone; the verdicts go to the log.
     const std::string verdict = entry->first["verdict"].get<std::string>();
@@ -180,9 +193,12 @@ Result<int> check(const SplitKOptions& o, const SplitKModel& model) {
     logs.push_back(entry->first);
     checked_wrong_total += entry->second;
   }
-  const json report = {{"format", "mmaemu-split-k-check/1"}, {"mmaemu_version", kVersion},
-                       {"mmaemu_commit", kGitCommit},        {"profile", o.profile},
-                       {"library", model.library},           {"logs", logs}};
+  const json report = {{"format", "mmaemu-split-k-check/1"},
+                       {"mmaemu_version", kVersion},
+                       {"mmaemu_commit", kGitCommit},
+                       {"profile", o.profile},
+                       {"library", profile.split_k_model->library},
+                       {"logs", logs}};
   if (o.json) std::cout << report.dump() << "\n";
   if (!o.out.empty())
     if (auto ok = write_file_atomically(o.out, report.dump(1) + "\n"); !ok) return ok.error();
@@ -194,9 +210,10 @@ Result<int> run_split_k(const SplitKOptions& o) {
     return Error(Errc::invalid_argument, "give --shapes (ask) or --logs (check), one of the two");
   auto profile = load_profile(o.profile);
   if (!profile) return profile.error();
-  auto model = model_of(*profile);
+  if (!o.logs.empty()) return check(o, *profile);
+  auto model = model_of(*profile, o.gpu);
   if (!model) return model.error();
-  return o.logs.empty() ? ask(o, **model) : check(o, **model);
+  return ask(o, **model);
 }
 
 }  // namespace
@@ -212,6 +229,11 @@ Runner setup_split_k(CLI::App& app) {
   app.add_option("--sm-count", o->sm_count,
                  "the GPU's SM count (default: the model's reference GPU)")
       ->check(CLI::Range(1, 4096));
+  app.add_option(
+      "--gpu", o->gpu,
+      "the GPU whose choice is asked, as its driver names it (\"NVIDIA H100 80GB HBM3\"): "
+      "it picks the profile's split-K model (default: the reference GPU, the H200; "
+      "--logs: the GPU each log was swept on)");
   app.add_option("--out-dtype", o->out_dtype, "bf16, f16, f32, f8_e4m3")->capture_default_str();
   app.add_option("--pair", o->pair, "FP8 operands, e4m3xe4m3, e4m3xe5m2 or e5m2xe4m3")
       ->capture_default_str();

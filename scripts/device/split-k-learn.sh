@@ -51,7 +51,7 @@
 #                e4m3 outputs, a bias, 114 SMs, 1 and 4 MiB (1x16 at s = 16, 17, 19, 22 and a control)
 #   conform      conform --backend cuda: every CUDA module against the oracle, NaN/Inf rows included
 #   The parts above ask only what no rule answers (sweep --skip-ruled), which is what lets them fit.
-#   holdout      50,000 random shapes in 192 configurations, never used to build the model
+#   holdout      50,000 random shapes in 192 configurations (96 with HOLDOUT_SM_COUNTS=0), never used to build the model
 #   live         selftest --live: runs of random calls through cuBLASLt, the model's count, bits compared
 #                (LIVE_CALLS per run, LIVE_SECONDS in all)
 #   record       small truth sets of random splitting shapes at 132 and 114 SMs, replayed
@@ -301,7 +301,7 @@ done
 if want holdout; then  # random shapes kept out of every table, to measure the model against
   sweep holdout --random 50000 --seed ${HOLDOUT_SEED:-2026} --m 1..4096 --n 16..4096/16 --k 16..65536/16 \
     --scale-modes tensorwise --workspaces 0,1048576,4194304,33554432 --fast-accum off,on \
-    --pairs e4m3xe4m3,e4m3xe5m2,e5m2xe4m3 --out-dtypes bf16,f16,f32,f8_e4m3 --sm-counts 0,114 --max-seconds 150
+    --pairs e4m3xe4m3,e4m3xe5m2,e5m2xe4m3 --out-dtypes bf16,f16,f32,f8_e4m3 --sm-counts ${HOLDOUT_SM_COUNTS:-0,114} --max-seconds 150
   "$M" split-k --logs "$W/holdout.safetensors" --out "$W/holdout-check.json" > "$W/holdout-check.out" 2>&1
   echo "holdout check: $(tail -n 1 "$W/holdout-check.out")"
 fi

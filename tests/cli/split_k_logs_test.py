@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The hopper profile's split-K model against every committed sweep log (validation_logs/*/split-k/*.xz):
+"""The hopper profile's split-K models against every committed sweep log (validation_logs/*/split-k*/*.xz;
+each log against the model of the GPU it was swept on, split-k --logs):
 every cell cuBLASLt's heuristic was asked about must be answered from swept data or a rule (none
 predicted) and equal what the heuristic chose. Logs named in the folder's held-out.json were kept
 out of the model: there every swept or ruled answer must be right, and at least the committed
@@ -18,11 +19,11 @@ import sys
 import tempfile
 
 exe, source = sys.argv[1], sys.argv[2]
-logs = sorted(glob.glob(os.path.join(source, 'validation_logs', '*', 'split-k', '*.safetensors.xz')))
+logs = sorted(glob.glob(os.path.join(source, 'validation_logs', '*', 'split-k*', '*.safetensors.xz')))
 if not logs:
     sys.exit('no committed sweep logs found')
 held_out = {}
-for listing in glob.glob(os.path.join(source, 'validation_logs', '*', 'split-k', 'held-out.json')):
+for listing in glob.glob(os.path.join(source, 'validation_logs', '*', 'split-k*', 'held-out.json')):
     for name, floor in json.load(open(listing))['logs'].items():
         held_out[os.path.join(os.path.dirname(listing), name)] = floor['predicted_equal_at_least']
 failures = 0

@@ -306,8 +306,9 @@ TEST_CASE("the hopper profile's model gives cuBLASLt's counts on the H200 and at
   CHECK(differs);
 }
 
-TEST_CASE("the hopper model answers for the H200 alone; other GPUs' calls leave the envelope",
-          "[split-k][profile]") {
+TEST_CASE(
+    "each GPU's calls take the model swept on it; a GPU none was swept on leaves the envelope",
+    "[split-k][profile]") {
   auto hopper = load_profile("hopper");
   REQUIRE(hopper.ok());
   const SplitKModel& model = *hopper->split_k_model;
@@ -316,12 +317,17 @@ TEST_CASE("the hopper model answers for the H200 alone; other GPUs' calls leave 
   CHECK_FALSE(model.swept_on("NVIDIA GH200 480GB"));
   CHECK_FALSE(model.swept_on("NVIDIA H100 80GB HBM3"));
   CHECK_FALSE(model.swept_on("NVIDIA H100 PCIe"));
-  // A call the model answers inside its swept grid stays inside for the H200, not for an H100.
-  std::vector<uint8_t> a(16 * 8192, 0x38), b(64 * 8192, 0x38);
+  REQUIRE(hopper->split_k_gpu_models.size() == 1);
+  CHECK(hopper->split_k_model_for("NVIDIA H100 80GB HBM3").name == "hopper-h100-sxm-split-k");
+  CHECK_FALSE(hopper->split_k_model_for("NVIDIA H100 PCIe").swept_on_gpu);
+  CHECK(hopper->split_k_model_for("").name == "hopper-split-k");
+  // 64 x 512 x 65536 at 1 MiB: swept on both GPUs, 6 slices on the H200 and 5 on the H100 SXM
+  // (dense-base of validation_logs/2026-12-03/split-k and of 2026-12-06/split-k-h100).
+  std::vector<uint8_t> a(64 * 65536, 0x38), b(512 * 65536, 0x38);
   ScaledMmCall call;
-  call.m = 16;
-  call.n = 64;
-  call.k = 8192;
+  call.m = 64;
+  call.n = 512;
+  call.k = 65536;
   call.a = a;
   call.b = b;
   call.out_dtype = Format::bf16;
@@ -330,13 +336,21 @@ TEST_CASE("the hopper model answers for the H200 alone; other GPUs' calls leave 
   auto h200 = hopper->resolve(call, on_h200);
   REQUIRE(h200.ok());
   CHECK(h200->envelope.inside);
+  CHECK(h200->split_k == 6);
   ResolveOptions on_h100 = on_h200;
   on_h100.heuristic_gpu = "NVIDIA H100 80GB HBM3";
   auto h100 = hopper->resolve(call, on_h100);
   REQUIRE(h100.ok());
-  CHECK(h100->split_k == h200->split_k);  // the count is still the model's best answer
-  CHECK_FALSE(h100->envelope.inside);
-  CHECK_THAT(h100->envelope.reason, Catch::Contains("H100 80GB HBM3"));
+  CHECK(h100->envelope.inside);
+  CHECK(h100->split_k == 5);
+  CHECK_THAT(h100->split_k_source, Catch::Contains("hopper-h100-sxm-split-k"));
+  ResolveOptions on_gh200 = on_h200;
+  on_gh200.heuristic_gpu = "NVIDIA GH200 480GB";
+  auto gh200 = hopper->resolve(call, on_gh200);
+  REQUIRE(gh200.ok());
+  CHECK(gh200->split_k == 6);  // the reference model's count, its best answer
+  CHECK_FALSE(gh200->envelope.inside);
+  CHECK_THAT(gh200->envelope.reason, Catch::Contains("GH200 480GB"));
 }
 
 TEST_CASE("a sweep log written from a sweep's answers reads back cell by cell", "[sweep]") {

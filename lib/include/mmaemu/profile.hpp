@@ -70,6 +70,13 @@ struct Profile {
   // which decides every count the table above does not give.
   std::shared_ptr<const SplitKModel> split_k_model;
   std::string split_k_model_name;
+  // Models of other GPUs' choice (split_k.gpu_models): the same library chooses otherwise on
+  // GPUs with equal SM counts (an H100 SXM against the H200), so each GPU swept has its own.
+  struct NamedSplitKModel {
+    std::string name;
+    std::shared_ptr<const SplitKModel> model;
+  };
+  std::vector<NamedSplitKModel> split_k_gpu_models;
   std::vector<Format> envelope_out_dtypes;
   std::string envelope_note;
 
@@ -78,6 +85,18 @@ struct Profile {
   // from the profile's split-K data for the workspace and SM count; the verdict says whether the
   // call lies inside the envelope.
   Result<Plan> resolve(const ScaledMmCall& call, const ResolveOptions& options = {}) const;
+
+  // The split-K model that holds `gpu`'s choice (as its driver names it): the first swept on it,
+  // else the reference model (split_k_model; `swept_on_gpu` false unless `gpu` is empty or its
+  // own). `model` is null for a profile without a split-K model.
+  struct SplitKModelChoice {
+    const SplitKModel* model = nullptr;
+    std::string name;
+    bool swept_on_gpu = false;
+  };
+  SplitKModelChoice split_k_model_for(const std::string& gpu) const;
+  // The GPUs the split-K models were swept on, the reference first ("NVIDIA H200, ...").
+  std::string split_k_gpus() const;
 };
 
 Result<Profile> parse_profile(std::string_view json_text, const std::string& origin);

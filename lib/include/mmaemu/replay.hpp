@@ -86,6 +86,9 @@ struct ScaledMmReplayOptions {
   // The SM count whose heuristic is emulated; default: what the set's manifest says the heuristic
   // saw (heuristic_sm_count), else the profile's reference device.
   std::optional<int> sm_count;
+  // The GPU whose heuristic is emulated, as its driver names it; empty: the recording's (else the
+  // set's) GPU. It picks the profile's split-K model (Profile::split_k_model_for).
+  std::string gpu;
   // Applied to the resolved plan before emulation (mmaemu mutate); empty: none.
   std::function<void(Plan&)> adjust_plan;
 };

@@ -23,7 +23,8 @@ struct TruthSetReplayOptions {
   int threads = 1;
   SplitKFrom split_k_from = SplitKFrom::recording;
   std::optional<int>
-      sm_count;  // the SM count whose heuristic is emulated (see ScaledMmReplayOptions)
+      sm_count;     // the SM count whose heuristic is emulated (see ScaledMmReplayOptions)
+  std::string gpu;  // the GPU whose heuristic is emulated; empty: the recordings' own
   std::vector<std::string> only;  // replay only these recording ids (each must exist)
   // A deliberate change of the model (mmaemu mutate): applied to each scaled_mm recording's
   // resolved plan, and to the preset each mma_block recording is replayed with (returning the

@@ -79,6 +79,11 @@ static Result<void> parse_split_k_section(const JsonFields& s, Profile& p) {
     MMAEMU_TRY(p.split_k_model_name, s.string("model"));
     if (p.split_k_model_name.empty()) return s.error("model", "must name a split-K model file");
   }
+  std::vector<std::string> gpu_models;
+  MMAEMU_TRY(gpu_models, s.strings("gpu_models"));
+  if (!gpu_models.empty() && p.split_k_model_name.empty())
+    return s.error("gpu_models", "needs split_k.model, the reference GPU's model");
+  for (auto& name : gpu_models) p.split_k_gpu_models.push_back({std::move(name), nullptr});
   // The grids of mmaemu-sweep/1 that profiles once carried: the split-K model replaced them.
   if (s.has("sweeps"))
     return s.error("sweeps",
@@ -170,6 +175,11 @@ Result<Profile> parse_profile_in(std::string_view json_text, const std::string& 
   if (!model)
     return Error(model.error().code(), origin + ": split_k.model: " + model.error().message());
   p->split_k_model = *model;
+  for (auto& other : p->split_k_gpu_models) {
+    auto m = split_k_model_named(other.name, folder);
+    if (!m) return Error(m.error().code(), origin + ": split_k.gpu_models: " + m.error().message());
+    other.model = *m;
+  }
   return p;
 }
 
@@ -199,6 +209,21 @@ void weigh_split_evidence(Plan& plan, bool split, const std::string& shape) {
 
 Result<Profile> parse_profile(std::string_view json_text, const std::string& origin) {
   return parse_profile_in(json_text, origin, {});
+}
+
+Profile::SplitKModelChoice Profile::split_k_model_for(const std::string& gpu) const {
+  if (!split_k_model) return {};
+  if (gpu.empty() || split_k_model->swept_on(gpu))
+    return {split_k_model.get(), split_k_model_name, true};
+  for (const auto& other : split_k_gpu_models)
+    if (other.model->swept_on(gpu)) return {other.model.get(), other.name, true};
+  return {split_k_model.get(), split_k_model_name, false};
+}
+
+std::string Profile::split_k_gpus() const {
+  std::string gpus = split_k_model ? split_k_model->gpu : "";
+  for (const auto& other : split_k_gpu_models) gpus += ", " + other.model->gpu;
+  return gpus;
 }
 
 Result<Plan> Profile::resolve(const ScaledMmCall& call, const ResolveOptions& options) const {
@@ -240,9 +265,10 @@ Result<Plan> Profile::resolve(const ScaledMmCall& call, const ResolveOptions& op
   const int64_t ws = workspace.value_or(workspace_bytes.value_or(0));
   const std::string shape = std::to_string(call.m) + "x" + std::to_string(n) + "x" +
                             std::to_string(call.k) + (rowwise ? " (rowwise)" : " (tensorwise)");
-  const int sm_count =
-      options.sm_count.value_or(split_k_model ? split_k_model->reference_sm_count : 0);
-  if (split_k_model) plan.heuristic_device = split_k_model->describe_device(sm_count);
+  const SplitKModelChoice chosen = split_k_model_for(options.heuristic_gpu);
+  const SplitKModel* const model = chosen.model;
+  const int sm_count = options.sm_count.value_or(model ? model->reference_sm_count : 0);
+  if (model) plan.heuristic_device = model->describe_device(sm_count);
   // The hand-made table: shapes fitted to the h200-dev recordings at torch's default workspace.
   auto same_shape = [&](const SplitKEntry& e) {
     return e.m == call.m && e.n == n && e.k == call.k && e.rowwise == rowwise;
@@ -250,15 +276,15 @@ Result<Plan> Profile::resolve(const ScaledMmCall& call, const ResolveOptions& op
   // A profile with a split-K model takes every count from it (it knows the configuration); the
   // table applies to a profile without one.
   const auto listed_split =
-      split_k_model ? split_k_table.end()
-                    : std::find_if(split_k_table.begin(), split_k_table.end(), same_shape);
+      model ? split_k_table.end()
+            : std::find_if(split_k_table.begin(), split_k_table.end(), same_shape);
   if (known_split_k) {
     plan.split_k = *known_split_k;
     plan.split_k_source = "given with the call (the library's CUBLASLT_ALGO_CONFIG_SPLITK_NUM)";
   } else if (listed_split != split_k_table.end()) {
     plan.split_k = listed_split->splits;
     plan.split_k_source = "split_k.table of profile " + name + ": " + listed_split->evidence;
-  } else if (split_k_model) {
+  } else if (model) {
     SplitKConfig config;
     config.sm_count = sm_count;
     config.workspace_bytes = ws;
@@ -268,23 +294,23 @@ Result<Plan> Profile::resolve(const ScaledMmCall& call, const ResolveOptions& op
     config.b_dtype = call.b_dtype;
     config.out_dtype = call.out_dtype;
     if (call.bias) config.bias_dtype = call.bias->format;
-    const SplitKDecision d = decide_split_k(*split_k_model, config, call.m, n, call.k);
+    const SplitKDecision d = decide_split_k(*model, config, call.m, n, call.k);
     plan.split_k = d.splits;
-    plan.split_k_source = "split-K model " + split_k_model_name + " (" + plan.heuristic_device +
+    plan.split_k_source = "split-K model " + chosen.name + " (" + plan.heuristic_device +
                           "): " + (d.checked ? d.source : d.outside);
     if (!d.checked) {
       plan.envelope.inside = false;
       plan.envelope.reason =
           "the split count for shape " + shape + " is predicted, not swept: " + d.outside;
     }
-    if (!options.heuristic_gpu.empty() && !split_k_model->swept_on(options.heuristic_gpu)) {
+    if (!chosen.swept_on_gpu) {
       plan.envelope.inside = false;
-      plan.envelope.reason =
-          "the split-K model holds the choice of cuBLASLt on the " + split_k_model->gpu +
-          ", not on " + options.heuristic_gpu +
-          " (GPUs with equal SM counts choose differently: an H100 SXM's heuristic differs from "
-          "the "
-          "H200's on 24 % of the cells compared, validation_logs/2026-12-06/device/README.md)";
+      plan.envelope.reason = "no split-K model of profile " + name + " holds the choice of " +
+                             "cuBLASLt on " + options.heuristic_gpu + " (they hold " +
+                             split_k_gpus() + "); the count is the " + model->gpu +
+                             "'s, and GPUs with equal SM counts choose differently (an H100 SXM's "
+                             "heuristic differs from the H200's on 24 % of the cells compared, "
+                             "validation_logs/2026-12-06/device/README.md)";
     }
   } else {
     const bool unsplit = std::any_of(unsplit_shapes.begin(), unsplit_shapes.end(), same_shape);

@@ -62,7 +62,7 @@ Result<ScaledMmReplay> replay_scaled_mm(const TruthSet& set, const Recording& r,
   }
   resolve.workspace_bytes = recorded_workspace_bytes(set, r);
   resolve.sm_count = options.sm_count ? options.sm_count : heuristic_sm_count(set, r);
-  resolve.heuristic_gpu = r.gpu.empty() ? set.gpu : r.gpu;
+  resolve.heuristic_gpu = !options.gpu.empty() ? options.gpu : r.gpu.empty() ? set.gpu : r.gpu;
   auto plan = profile.resolve(loaded->call, resolve);
   if (!plan) return plan.error();
   if (options.adjust_plan) options.adjust_plan(*plan);

@@ -74,6 +74,7 @@ Result<RecordingOutcome> replay_one(const TruthSet& set, const Recording& r,
   ScaledMmReplayOptions options;
   options.split_k_from = o.split_k_from;
   options.sm_count = o.sm_count;
+  options.gpu = o.gpu;
   options.adjust_plan = o.adjust_plan;
   auto rep = replay_scaled_mm(set, r, *profile, o.backend, o.threads, options);
   if (!rep && is_bad_input(rep.error())) return rep.error();
@@ -170,6 +171,7 @@ std::string truth_set_report_json(const TruthSet& set, const TruthSetReplayOptio
   j["backend"] = std::string(to_string(o.backend));
   j["split_k_from"] = o.split_k_from == SplitKFrom::profile ? "profile" : "recording";
   if (o.sm_count) j["sm_count"] = *o.sm_count;
+  if (!o.gpu.empty()) j["gpu"] = o.gpu;
   j["split_k_agreement"] =
       fmt::format("{}/{} recordings that log cuBLASLt's split count have the count used",
                   report.split_k_agreed(), report.split_k_logged());
