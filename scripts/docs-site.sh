@@ -1,16 +1,10 @@
 #!/usr/bin/env bash
 # Builds the docs as a site with mkdocs --strict (issue 14): mkdocs pinned with hashes
-# (scripts/docs-requirements.txt) from PyPI into a scratch venv under .tools/, the site into a
+# (scripts/docs-requirements.txt) from PyPI into a scratch venv (scripts/pinned-venv.sh), the site into a
 # scratch folder (or $1). A warning fails the build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-venv=.tools/mkdocs-venv
-if ! "$venv/bin/mkdocs" --version 2> /dev/null | grep -q "version 1.6.1"; then
-  scripts/install-deps.sh python3-venv  # Debian splits venv (ensurepip) out of python3
-  rm -rf "$venv"
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --require-hashes --only-binary=:all: -r scripts/docs-requirements.txt
-fi
+venv=$(scripts/pinned-venv.sh mkdocs scripts/docs-requirements.txt --only-binary=:all:)
 site=${1:-$(mktemp -d)}
 # Not --quiet: mkdocs counts only the warnings it prints, so --quiet would let --strict pass them.
 log=$(mktemp)
