@@ -9,7 +9,6 @@
 #include <cstring>
 #include <fstream>
 #include <regex>
-#include <set>
 #include <sstream>
 
 #include "mmaemu/safetensors.hpp"
@@ -156,11 +155,6 @@ Result<PackageCheckItem> check_fatbins_of(const fs::path& root, bool require) {
   item.problems = checked->problems;
   item.detail = std::to_string(checked->modules) + " fatbins equal to their manifest's sha256";
   return item;
-}
-
-bool is_text_name(const fs::path& p) {
-  static const std::set<std::string> text = {".cmake", ".hpp", ".h", ".json", ".md", ".txt", ""};
-  return text.count(p.extension().string()) && p.filename() != "mmaemu";
 }
 
 PackageCheckItem check_build_paths(const fs::path& root, const PackageCheckOptions& options) {

@@ -22,8 +22,8 @@ struct PackageCheckOptions {
 struct PackageCheckItem {
   std::string name;  // "contents", "licences", "version", "fatbins", "build paths", "runtime"
   bool passed = false;
-  std::vector<std::string> problems;  // one line each, naming the file
-  std::string detail;                 // what was checked, when it passed
+  std::vector<std::string> problems{};  // one line each, naming the file
+  std::string detail{};                 // what was checked, when it passed
 };
 
 struct PackageCheckReport {
