@@ -15,6 +15,9 @@ if [ "${1:-h200}" = h100-sxm ]; then
     --grids $H/dense-base.safetensors.xz $H/dense-ws32-fine.safetensors.xz $H/dense-ws4.safetensors.xz \
     $H/dense-unaligned.safetensors.xz $H/dense-k16.safetensors.xz \
     $H/dense-k32.safetensors.xz $H/dense-unaligned-k16.safetensors.xz $H/dense-unaligned-k32.safetensors.xz \
+    $H/dense-dtypes-e4e4-aligned.safetensors.xz $H/dense-dtypes-e4e4-unaligned.safetensors.xz \
+    $H/dense-dtypes-e4e5-aligned.safetensors.xz $H/dense-dtypes-e4e5-unaligned.safetensors.xz \
+    $H/dense-dtypes-e5e4-aligned.safetensors.xz $H/dense-dtypes-e5e4-unaligned.safetensors.xz \
     validation_logs/2026-12-06/device/m-every-h100-sxm.safetensors.xz --points $H/configs.safetensors.xz
 fi
 [ "${1:-h200}" = h200 ] && shift $(($# > 0 ? 1 : 0))

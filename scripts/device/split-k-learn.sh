@@ -33,7 +33,8 @@
 #                kinds of m: with mixedk, every pair and output at every K class (1 MiB, 132 SMs; in `configs`
 #                neither fast accumulation nor a bias moved the count at 1 MiB)
 #   wideunaligned  n beyond 2048 over m = 8b - 4 (1 and 4 MiB)
-#   widek        n beyond 2048 at K step 128 and K = 128j + 16, 128j + 32, both kinds of m (1 MiB)
+#   widek        n beyond 2048 at K step 128 and K = 128j + 16, 128j + 32, both kinds of m (1 MiB; WS sets the
+#                workspace, WIDEK_SECONDS each log's limit)
 #   tiny         m 1..8 at n 8208..131072, the decode shapes of one token (1 MiB)
 #   ws32fine     32 MiB at the 1 MiB grid's resolution (m = 8b, n = 16j; dense32 has m = 16b, n = 32j:
 #                n = 32j - 16 and 32j chose different counts on 409 of 7168 n-every cells at 32 MiB)
@@ -193,7 +194,7 @@ if want widek; then  # n beyond 2048 at every 128-block of K and both alignments
   for mk in aligned:8..512/8 unaligned:4..508/8; do
     for kk in 128:128..65536/128 16:5136..65536/128 32:5152..65536/128; do
       sweep dense-wide-${mk%%:*}-k${kk%%:*} --m ${mk#*:} --n 2064..8192/16 --k ${kk#*:} "${BASE[@]}" "${SKIP[@]}" \
-        --max-seconds 30
+        --max-seconds ${WIDEK_SECONDS:-30}
     done
   done
 fi
