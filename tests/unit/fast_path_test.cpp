@@ -173,3 +173,38 @@ TEST_CASE("output rounding ties go to even on both paths", "[fast][conformance]"
     }
   }
 }
+
+TEST_CASE("the largest sums a step can make, in 32-bit lanes and in 64-bit ones",
+          "[fast][conformance]") {
+  // Every product the largest e4m3 x e4m3 one (448 x 448, significands 15 x 15) at one exponent,
+  // all of one sign: the sum of a step is the largest its window allows. Windows of 22 and 23
+  // alignment bits take the fast path's 32-bit lanes, 24 and 28 its 64-bit ones
+  // (narrow_sum_fits); each must equal the oracle, c carried from step to step.
+  auto profile = load_profile("hopper");
+  REQUIRE(profile.ok());
+  for (const int alignment : {13, 22, 23, 24, 28}) {
+    for (const uint8_t code : {uint8_t{0x7E}, uint8_t{0xFE}}) {
+      Preset wide = *find_preset("hopper_fp8_wgmma_k32");
+      wide.alignment_fraction_bits = alignment;
+      wide.f32_result.fraction_bits = 23;
+      ScaledMmCall call;
+      call.m = call.n = 2;
+      call.k = 32 * 9 + 16;
+      std::vector<uint8_t> a(static_cast<size_t>(call.m * call.k), code);
+      std::vector<uint8_t> b(static_cast<size_t>(call.n * call.k), 0x7E);
+      call.a = a;
+      call.b = b;
+      call.out_dtype = Format::f32;
+      auto plan = profile->resolve(call);
+      REQUIRE(plan.ok());
+      plan->preset = &wide;
+      REQUIRE(fast_path_supports(*plan));
+      auto oracle = emulate(*plan, call, Backend::oracle);
+      auto fast = emulate(*plan, call, Backend::cpu);
+      REQUIRE(oracle.ok());
+      REQUIRE(fast.ok());
+      INFO("alignment bits " << alignment << " code " << int{code});
+      CHECK(*fast == *oracle);
+    }
+  }
+}

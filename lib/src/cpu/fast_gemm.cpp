@@ -35,11 +35,23 @@ struct Operand {
   int16_t exponent;     // alignment exponent (min_exponent for subnormals)
 };
 
+// Decoded operands as two arrays (significands, exponents): the step's loops then read each as
+// contiguous lanes and vectorise without shuffles.
+struct OperandSpan {
+  const int16_t* significand;
+  const int16_t* exponent;
+  Operand operator[](int64_t i) const { return {significand[i], exponent[i]}; }
+  OperandSpan operator+(int64_t i) const { return {significand + i, exponent + i}; }
+};
+
 // What an operand is beside its finite value (a NaN or an infinity decodes as a zero Operand).
 enum SpecialKind : uint8_t { kFinite = 0, kNan = 1, kPositiveInfinity = 2, kNegativeInfinity = 4 };
 
 struct DecodedRows {
-  std::vector<Operand> values;   // rows x k
+  std::vector<int16_t> significand, exponent;  // rows x k each
+  OperandSpan row(int64_t r, int64_t k) const {
+    return {significand.data() + r * k, exponent.data() + r * k};
+  }
   std::vector<uint8_t> special;  // per row: holds a NaN or an infinity
   std::vector<uint8_t> kinds;    // rows x k SpecialKind; filled for the special rows only
 };
@@ -50,12 +62,15 @@ DecodedRows decode_rows(Format format, std::span<const uint8_t> bytes, int64_t r
   for (uint32_t code = 0; code < 256; ++code)
     if (const ExactValue v = decode(format, code); !v.is_finite())
       kind[code] = v.is_nan() ? kNan : v.negative ? kNegativeInfinity : kPositiveInfinity;
-  DecodedRows out{
-      std::vector<Operand>(static_cast<size_t>(rows * k)), std::vector<uint8_t>(rows, 0), {}};
+  DecodedRows out{std::vector<int16_t>(static_cast<size_t>(rows * k)),
+                  std::vector<int16_t>(static_cast<size_t>(rows * k)),
+                  std::vector<uint8_t>(rows, 0),
+                  {}};
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t i = 0; i < k; ++i) {
       const Fp8Code& c = table[bytes[r * k + i]];
-      out.values[r * k + i] = {c.significand, c.exponent};
+      out.significand[r * k + i] = c.significand;
+      out.exponent[r * k + i] = c.exponent;
       out.special[r] |= c.special;
     }
   for (int64_t r = 0; r < rows; ++r) {
@@ -73,25 +88,34 @@ struct StepModel {
   int result_bits;
   int exponent_floor;
   bool late_c;  // c enters after the block: fl32_rne(block of the products + c)
+  bool narrow;  // the step's sums fit an int (narrow_sum_fits): 32-bit lanes
 };
 
 // One step: the products of a[0..n) and b[0..n), plus c (f32 bits, finite), as the preset enters c:
 // the kernels' integer step (kernels/common/integer_step.h), results the exact encoder must make
 // encoded here. Inlined into chain, so that it is compiled for each of chain's targets.
-[[gnu::always_inline]] inline uint32_t fast_step(const StepModel& m, const Operand* a,
-                                                 const Operand* b, int n, uint32_t c) {
+[[gnu::always_inline]] inline uint32_t fast_step(const StepModel& m, OperandSpan a, OperandSpan b,
+                                                 int n, uint32_t c) {
   const auto exact = [&m](bool negative, uint64_t magnitude, int unit) -> uint32_t {
     const uint32_t bits = encode(Format::f32, ExactValue::finite(negative, magnitude, unit),
                                  {Rounding::toward_zero, Overflow::to_infinity, m.result_bits});
     return (bits & 0x7FFFFFFF) == 0 ? 0
                                     : bits;  // a sum that rounds to zero gives +0, as in the oracle
   };
-  return block_step(
-      m, [a](int i) { return a[i]; }, [b](int i) { return b[i]; }, n, c, exact);
+  const auto a_at = [a](int i) { return a[i]; };
+  const auto b_at = [b](int i) { return b[i]; };
+  // A whole step of the Hopper FP8 presets' 32 terms with the count known to the compiler, which
+  // then unrolls the step's loops into whole vectors.
+  if (m.narrow) {
+    if (n == 32) return block_step<int>(m, a_at, b_at, 32, c, exact);
+    return block_step<int>(m, a_at, b_at, n, c, exact);
+  }
+  if (n == 32) return block_step(m, a_at, b_at, 32, c, exact);
+  return block_step(m, a_at, b_at, n, c, exact);
 }
 
-MMAEMU_VECTOR_CLONES uint32_t chain(const StepModel& m, const Operand* a, const Operand* b,
-                                    int64_t begin, int64_t end, uint32_t c) {
+MMAEMU_VECTOR_CLONES uint32_t chain(const StepModel& m, OperandSpan a, OperandSpan b, int64_t begin,
+                                    int64_t end, uint32_t c) {
   for (int64_t s = begin; s < end; s += m.terms) {
     const int n = static_cast<int>(std::min<int64_t>(m.terms, end - s));
     c = fast_step(m, a + s, b + s, n, c);
@@ -104,7 +128,7 @@ MMAEMU_VECTOR_CLONES uint32_t chain(const StepModel& m, const Operand* a, const 
 // infinities of both signs, else the infinity; otherwise the finite step, in which these operands
 // never appear. So the chain asks, step by step, which case it is in.
 struct SpecialRow {
-  const Operand* values;
+  OperandSpan values;
   const uint8_t* kinds;  // SpecialKind per operand
 };
 
@@ -232,7 +256,8 @@ class FastGemm {
                describe(call.a_dtype).fraction_bits + describe(call.b_dtype).fraction_bits,
                plan.preset->f32_result.fraction_bits,
                plan.preset->f32_result.exponent_floor.value_or(INT_MIN / 4),
-               plan.preset->accumulator_entry == AccumulatorEntry::late_fp32},
+               plan.preset->accumulator_entry == AccumulatorEntry::late_fp32,
+               narrow_sum_fits(plan.preset->alignment_fraction_bits, plan.preset->terms_per_step)},
         bias_(call.bias ? call.n : 0),
         rowwise_(call.scale_a.rowwise()),
         no_specials_(a_.kinds.empty() && b_.kinds.empty() ? 0 : static_cast<size_t>(call.k),
@@ -246,8 +271,8 @@ class FastGemm {
   }
 
   uint32_t element(int64_t i, int64_t j) const {
-    const Operand* ra = &a_.values[i * call_.k];
-    const Operand* rb = &b_.values[j * call_.k];
+    const OperandSpan ra = a_.row(i, call_.k);
+    const OperandSpan rb = b_.row(j, call_.k);
     float total;
     if (a_.special[i] || b_.special[j]) {
       // A row without specials has no kinds stored: it reads a row of kFinite instead.
@@ -259,6 +284,12 @@ class FastGemm {
     } else {
       total = dot([&](int64_t begin, int64_t end) { return chain(model_, ra, rb, begin, end, 0); });
     }
+    return finish(i, j, total);
+  }
+
+ private:
+  // The epilogue of element (i, j) from its FP32 sum.
+  uint32_t finish(int64_t i, int64_t j, float total) const {
     const Algorithm& alg = plan_.algorithm;
     if (alg.fused_bias || !alg.fold_tensorwise_scales)
       return oracle_epilogue(plan_, call_, i, j, bits_of_float(total));
@@ -275,7 +306,6 @@ class FastGemm {
     return output_bits(call_.out_dtype, y);
   }
 
- private:
   // Promotion and the split-K sum in native f32: NaNs and infinities propagate as the oracle's
   // exact adds do (a NaN's payload aside, which the output conversion canonicalises).
   template <class ChainOver>
