@@ -1,16 +1,20 @@
-// The fast CPU path. Same model as the oracle, computed with 64-bit integers per step and the
-// CPU's IEEE binary32 arithmetic for promotion, split-K reduction and the epilogue (this file is
-// compiled with -ffp-contract=off, and x86-64 keeps subnormals unless told otherwise). Outputs
-// whose row of A or B holds a NaN or an infinity take a chain that checks each step for them.
+// The fast CPU path. Same model as the oracle, computed with integers per step (kLanes output
+// elements at once in 32-bit lanes where the model's sums fit them, lane_step.hpp; else one element
+// in 64-bit sums) and the CPU's IEEE binary32 arithmetic for promotion, split-K reduction and the
+// epilogue (this file is compiled with -ffp-contract=off, and x86-64 keeps subnormals unless told
+// otherwise). Outputs whose row of A or B holds a NaN or an infinity take a chain that checks each
+// step for them.
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <cstring>
 #include <optional>
 
 #include "common/integer_step.h"
 #include "common/output_convert.h"
 #include "cpu/flagged_elements.hpp"
 #include "cpu/fp8_codes.hpp"
+#include "cpu/lane_step.hpp"
 #include "mmaemu/emulate.hpp"
 #include "mmaemu/exact.hpp"
 #include "mmaemu/tools/cuda_backend.hpp"
@@ -20,7 +24,7 @@
 namespace mmaemu {
 namespace {
 
-// The step loops vectorise with AVX2's and AVX-512's variable 64-bit shifts: on x86-64 the chain is
+// The step loops vectorise with AVX2's and AVX-512's variable shifts: on x86-64 the chains are
 // compiled for those too and the loader picks the widest the CPU has (integer arithmetic, so every
 // clone gives the same bits; fast_path_test checks the one this machine runs against the oracle).
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -81,6 +85,24 @@ DecodedRows decode_rows(Format format, std::span<const uint8_t> bytes, int64_t r
   return out;
 }
 
+// B's decoded columns by panels of kLanes (lane_step.hpp's LanePanel): panel p holds columns
+// kLanes p .. kLanes p + kLanes - 1, K-major; columns past n are zeros.
+struct LanePanels {
+  std::vector<int32_t> packed;  // pack_operand(significand, exponent)
+};
+
+LanePanels lane_panels(const DecodedRows& b, int64_t n, int64_t k) {
+  const int64_t panels = (n + kLanes - 1) / kLanes;
+  const size_t size = static_cast<size_t>(panels * k * kLanes);
+  LanePanels out{std::vector<int32_t>(size, pack_operand(0, kZeroExponent))};
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t t = 0; t < k; ++t) {
+      const size_t at = static_cast<size_t>(((j / kLanes) * k + t) * kLanes + j % kLanes);
+      out.packed[at] = pack_operand(b.significand[j * k + t], b.exponent[j * k + t]);
+    }
+  return out;
+}
+
 struct StepModel {
   int terms;
   int alignment_bits;
@@ -121,6 +143,30 @@ MMAEMU_VECTOR_CLONES uint32_t chain(const StepModel& m, OperandSpan a, OperandSp
     c = fast_step(m, a + s, b + s, n, c);
   }
   return c;
+}
+
+// kLanes output elements' chains over K in [begin, end) from c = 0, for narrow models: row a of A
+// against a panel of kLanes columns of B (lane_step.hpp). b_rows holds the same columns as rows,
+// for the scalar step of a lane whose result the exact encoder must make (FP8 products and chains
+// that start from 0 never reach a subnormal or overflowing step result; fast_path_test makes the
+// lanes flag them from other operands). The chains' f32 bits go to out (through memory: the clones
+// must share one calling convention).
+MMAEMU_VECTOR_CLONES void chain_lanes(const StepModel& m, OperandSpan a, LanePanel b,
+                                      const OperandSpan* b_rows, int64_t begin, int64_t end,
+                                      uint32_t* out) {
+  LaneUint c{};
+  for (int64_t s = begin; s < end; s += m.terms) {
+    const int n = static_cast<int>(std::min<int64_t>(m.terms, end - s));
+    const LanePanel at{b.packed + s * kLanes};
+    LaneInt exact;
+    LaneUint next = n == 32
+                        ? block_step_lanes(m, a.significand + s, a.exponent + s, at, 32, c, exact)
+                        : block_step_lanes(m, a.significand + s, a.exponent + s, at, n, c, exact);
+    for (int l = 0; l < kLanes; ++l)
+      if (exact[l]) next[l] = fast_step(m, a + s, b_rows[l] + s, n, c[l]);
+    c = next;
+  }
+  std::memcpy(out, &c, sizeof c);
 }
 
 // A row whose operands may be NaNs or infinities. The oracle's step (mma_step.cpp) returns the
@@ -265,6 +311,7 @@ class FastGemm {
         alpha_(rowwise_ ? 0.0f
                         : float_from_bits(call.scale_a.f32_bits[0]) *
                               float_from_bits(call.scale_b.f32_bits[0])) {
+    if (model_.narrow) panels_ = lane_panels(b_, call.n, call.k);
     for (int64_t j = 0; j < static_cast<int64_t>(bias_.size()); ++j)
       bias_[j] = float_from_bits(convert(
           call.bias->format, load_bits(call.bias->format, call.bias->values, j), Format::f32));
@@ -273,18 +320,45 @@ class FastGemm {
   uint32_t element(int64_t i, int64_t j) const {
     const OperandSpan ra = a_.row(i, call_.k);
     const OperandSpan rb = b_.row(j, call_.k);
-    float total;
+    float total = 0.0f;
     if (a_.special[i] || b_.special[j]) {
       // A row without specials has no kinds stored: it reads a row of kFinite instead.
       const SpecialRow sa{ra, a_.special[i] ? &a_.kinds[i * call_.k] : no_specials_.data()};
       const SpecialRow sb{rb, b_.special[j] ? &b_.kinds[j * call_.k] : no_specials_.data()};
-      total = dot([&](int64_t begin, int64_t end) {
-        return chain_with_specials(model_, sa, sb, begin, end, 0);
+      dot(1, &total, [&](int64_t begin, int64_t end, uint32_t* bits) {
+        *bits = chain_with_specials(model_, sa, sb, begin, end, 0);
       });
     } else {
-      total = dot([&](int64_t begin, int64_t end) { return chain(model_, ra, rb, begin, end, 0); });
+      dot(1, &total, [&](int64_t begin, int64_t end, uint32_t* bits) {
+        *bits = chain(model_, ra, rb, begin, end, 0);
+      });
     }
     return finish(i, j, total);
+  }
+
+  // The lanes need a model whose sums fit 32-bit lanes.
+  bool has_lanes() const { return model_.narrow; }
+  int64_t panels() const { return (call_.n + kLanes - 1) / kLanes; }
+
+  // Elements (i, kLanes p + l) for the columns of panel p (has_lanes): out[l] for l < the panel's
+  // width. A row or column holding a NaN or an infinity takes element()'s chain instead.
+  void panel_elements(int64_t i, int64_t p, uint32_t* out) const {
+    const int64_t j0 = p * kLanes;
+    const int width = static_cast<int>(std::min<int64_t>(kLanes, call_.n - j0));
+    if (a_.special[i]) {
+      for (int l = 0; l < width; ++l) out[l] = element(i, j0 + l);
+      return;
+    }
+    std::array<OperandSpan, kLanes> b_rows;
+    for (int l = 0; l < kLanes; ++l) b_rows[l] = b_.row(j0 + std::min(l, width - 1), call_.k);
+    const OperandSpan ra = a_.row(i, call_.k);
+    const LanePanel panel{&panels_.packed[p * call_.k * kLanes]};
+    std::array<float, kLanes> total;
+    dot(kLanes, total.data(), [&](int64_t begin, int64_t end, uint32_t* bits) {
+      chain_lanes(model_, ra, panel, b_rows.data(), begin, end, bits);
+    });
+    for (int l = 0; l < width; ++l)
+      out[l] = b_.special[j0 + l] ? element(i, j0 + l) : finish(i, j0 + l, total[l]);
   }
 
  private:
@@ -308,29 +382,33 @@ class FastGemm {
 
   // Promotion and the split-K sum in native f32: NaNs and infinities propagate as the oracle's
   // exact adds do (a NaN's payload aside, which the output conversion canonicalises).
+  // For `width` elements at once (one, or a panel's lanes): chain_over(begin, end, bits) gives each
+  // element's chain over K in [begin, end) as f32 bits.
   template <class ChainOver>
-  float dot(const ChainOver& chain_over) const {
+  void dot(int width, float* total, const ChainOver& chain_over) const {
     const Algorithm& alg = plan_.algorithm;
-    float total = 0.0f;
+    std::array<uint32_t, kLanes> bits;
+    std::array<float, kLanes> partial;
     for (int s = 0; s < plan_.split_k; ++s) {
       const KRange r = split_k_slice(call_.k, plan_.split_k, alg.split_k_grain, s);
-      float partial;
       if (alg.accumulation == Accumulation::single_chain) {
-        partial = float_from_bits(chain_over(r.begin, r.end));
+        chain_over(r.begin, r.end, bits.data());
+        for (int l = 0; l < width; ++l) partial[l] = float_from_bits(bits[l]);
       } else {
-        partial = 0.0f;
-        for (int64_t start = r.begin; start < r.end; start += alg.promotion_interval)
-          partial += float_from_bits(
-              chain_over(start, std::min<int64_t>(start + alg.promotion_interval, r.end)));
+        for (int l = 0; l < width; ++l) partial[l] = 0.0f;
+        for (int64_t start = r.begin; start < r.end; start += alg.promotion_interval) {
+          chain_over(start, std::min<int64_t>(start + alg.promotion_interval, r.end), bits.data());
+          for (int l = 0; l < width; ++l) partial[l] += float_from_bits(bits[l]);
+        }
       }
-      total = s == 0 ? partial : total + partial;
+      for (int l = 0; l < width; ++l) total[l] = s == 0 ? partial[l] : total[l] + partial[l];
     }
-    return total;
   }
 
   const Plan& plan_;
   const ScaledMmCall& call_;
   DecodedRows a_, b_;
+  LanePanels panels_;  // B's columns by panels of kLanes (has_lanes)
   StepModel model_;
   std::vector<float> bias_;
   bool rowwise_;
@@ -347,7 +425,22 @@ Result<std::vector<uint8_t>> emulate(const Plan& plan, const ScaledMmCall& call,
     return emulate_oracle(plan, call, threads);
   if (auto ok = validate_planned_call(plan, call); !ok) return ok.error();
   const FastGemm gemm(plan, call);
-  return fill_output(call, threads, [&](int64_t i, int64_t j) { return gemm.element(i, j); });
+  if (!gemm.has_lanes())
+    return fill_output(call, threads, [&](int64_t i, int64_t j) { return gemm.element(i, j); });
+  // Panels outermost within a task of kRowsPerTask rows, so that a panel stays in cache for them.
+  constexpr int64_t kRowsPerTask = 8;
+  std::vector<uint8_t> out(static_cast<size_t>(call.m * call.n) *
+                           describe(call.out_dtype).storage_bytes());
+  parallel_for((call.m + kRowsPerTask - 1) / kRowsPerTask, std::max(threads, 1), [&](int64_t task) {
+    std::array<uint32_t, kLanes> bits;
+    for (int64_t p = 0; p < gemm.panels(); ++p)
+      for (int64_t i = task * kRowsPerTask; i < std::min(call.m, (task + 1) * kRowsPerTask); ++i) {
+        gemm.panel_elements(i, p, bits.data());
+        for (int64_t j = p * kLanes; j < std::min(call.n, (p + 1) * kLanes); ++j)
+          store_bits(call.out_dtype, out, i * call.n + j, bits[j - p * kLanes]);
+      }
+  });
+  return out;
 }
 
 void finish_flagged_elements(const Plan& plan, const ScaledMmCall& call,
