@@ -275,8 +275,9 @@ TEST_CASE("the fast path's lanes step equals the kernels' integer step lane by l
       }
     }
     LaneInt exact;
-    const LaneUint lanes = block_step_lanes(model, a_significand.data(), a_exponent.data(),
-                                            LanePanel{panel.data()}, n, c, exact);
+    LaneUint lanes;
+    block_step_lanes(model, a_significand.data(), a_exponent.data(), LanePanel{panel.data()}, n, c,
+                     lanes, exact);
     for (int l = 0; l < kLanes; ++l) {
       bool needs_exact = false;
       const auto flag = [&needs_exact](bool, unsigned long long, int) -> uint32_t {

@@ -159,9 +159,11 @@ MMAEMU_VECTOR_CLONES void chain_lanes(const StepModel& m, OperandSpan a, LanePan
     const int n = static_cast<int>(std::min<int64_t>(m.terms, end - s));
     const LanePanel at{b.packed + s * kLanes};
     LaneInt exact;
-    LaneUint next = n == 32
-                        ? block_step_lanes(m, a.significand + s, a.exponent + s, at, 32, c, exact)
-                        : block_step_lanes(m, a.significand + s, a.exponent + s, at, n, c, exact);
+    LaneUint next;
+    if (n == 32)  // a constant count, so that the full step's loops unroll
+      block_step_lanes(m, a.significand + s, a.exponent + s, at, 32, c, next, exact);
+    else
+      block_step_lanes(m, a.significand + s, a.exponent + s, at, n, c, next, exact);
     for (int l = 0; l < kLanes; ++l)
       if (exact[l]) next[l] = fast_step(m, a + s, b_rows[l] + s, n, c[l]);
     c = next;

@@ -137,15 +137,20 @@ template <class Model>
 }
 
 // One step as the preset enters c (block_step's lanes): inside the block, or late: the block from
-// c = 0, then one FP32 round-to-nearest add per lane.
+// c = 0, then one FP32 round-to-nearest add per lane. The lanes go in and out by reference: clang
+// refuses a 64-byte vector argument or result in a caller compiled for AVX2 without AVX-512 (the
+// avx2 clone of fast_gemm.cpp), even where the callee is inlined.
 template <class Model>
-[[gnu::always_inline]] inline LaneUint block_step_lanes(const Model& p,
-                                                        const int16_t* a_significand,
-                                                        const int16_t* a_exponent, LanePanel b,
-                                                        int n, LaneUint c, LaneInt& exact) {
-  if (!p.late_c) return integer_step_lanes(p, a_significand, a_exponent, b, n, c, exact);
+[[gnu::always_inline]] inline void block_step_lanes(const Model& p, const int16_t* a_significand,
+                                                    const int16_t* a_exponent, LanePanel b, int n,
+                                                    const LaneUint& c, LaneUint& result,
+                                                    LaneInt& exact) {
+  if (!p.late_c) {
+    result = integer_step_lanes(p, a_significand, a_exponent, b, n, c, exact);
+    return;
+  }
   const LaneUint block = integer_step_lanes(p, a_significand, a_exponent, b, n, LaneUint{}, exact);
-  return (LaneUint)((LaneFloat)block + (LaneFloat)c);
+  result = (LaneUint)((LaneFloat)block + (LaneFloat)c);
 }
 
 }  // namespace mmaemu
