@@ -12,9 +12,17 @@ cd "$(dirname "$0")/.."
 if [ "${1:-h200}" = h100-sxm ]; then
   H=validation_logs/2026-12-06/split-k-h100
   exec python3 scripts/split-k-model.py --out "${2:-profiles/hopper-h100-sxm-split-k.tar.xz}" --base $H/model-base.json \
-    --grids $H/dense-base.safetensors.xz $H/dense-ws32-fine.safetensors.xz $H/dense-ws4.safetensors.xz \
-    $H/dense-unaligned.safetensors.xz $H/dense-k16.safetensors.xz \
+    --grids $H/dense-base.safetensors.xz $H/dense-ws32-fine.safetensors.xz $H/dense-ws32.safetensors.xz \
+    $H/dense-ws4.safetensors.xz $H/dense-unaligned.safetensors.xz $H/dense-tall.safetensors.xz \
+    $H/dense-k16.safetensors.xz \
     $H/dense-k32.safetensors.xz $H/dense-unaligned-k16.safetensors.xz $H/dense-unaligned-k32.safetensors.xz \
+    $H/dense-wide-unaligned.safetensors.xz $H/dense-wide-aligned-k128.safetensors.xz \
+    $H/dense-wide-aligned-k16.safetensors.xz $H/dense-wide-aligned-k32.safetensors.xz \
+    $H/dense-wide-unaligned-k128.safetensors.xz $H/dense-wide-unaligned-k16.safetensors.xz \
+    $H/dense-wide-unaligned-k32.safetensors.xz $H/dense-wide-ws4-aligned-k128.safetensors.xz \
+    $H/dense-wide-ws4-aligned-k16.safetensors.xz $H/dense-wide-ws4-aligned-k32.safetensors.xz \
+    $H/dense-wide-ws4-unaligned-k128.safetensors.xz $H/dense-wide-ws4-unaligned-k16.safetensors.xz \
+    $H/dense-wide-ws4-unaligned-k32.safetensors.xz \
     $H/dense-dtypes-e4e4-aligned.safetensors.xz $H/dense-dtypes-e4e4-unaligned.safetensors.xz \
     $H/dense-dtypes-e4e5-aligned.safetensors.xz $H/dense-dtypes-e4e5-unaligned.safetensors.xz \
     $H/dense-dtypes-e5e4-aligned.safetensors.xz $H/dense-dtypes-e5e4-unaligned.safetensors.xz \
