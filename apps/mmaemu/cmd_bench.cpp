@@ -103,6 +103,9 @@ Result<int> run_bench(const BenchOptions& o) {
     if (r.vs_cublaslt) std::cerr << fmt::format("  x{:<9.2f}", *r.vs_cublaslt);
     if (r.bits_equal_cublaslt)
       std::cerr << (*r.bits_equal_cublaslt ? "  bits = cuBLASLt" : "  bits DIFFER from cuBLASLt");
+    if (r.resident_median_s)
+      std::cerr << fmt::format("  resident {:.6f} s{}", *r.resident_median_s,
+                               r.resident_bits_equal.value_or(false) ? "" : " (bits DIFFER)");
     std::cerr << "\n";
   }
   const std::string text = benchmark_report_json(options, *report);

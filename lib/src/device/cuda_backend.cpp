@@ -8,6 +8,45 @@
 #include "mmaemu/emulate.hpp"
 #include "mmaemu/tools/emulation_modules.hpp"
 
+namespace mmaemu {
+
+ScaledMmCall DeviceScaledMmCall::shape() const {
+  ScaledMmCall c;
+  c.m = m, c.n = n, c.k = k;
+  c.a_dtype = a_dtype, c.b_dtype = b_dtype, c.out_dtype = out_dtype;
+  c.use_fast_accum = use_fast_accum;
+  c.scale_a.per_row = c.scale_b.per_row = rowwise;
+  if (rowwise) c.scale_a.f32_bits.clear(), c.scale_b.f32_bits.clear();
+  if (bias_dtype) c.bias = Bias{*bias_dtype, {}};
+  return c;
+}
+
+Result<void> validate(const DeviceScaledMmCall& call) {
+  auto fail = [](const std::string& what) { return Error(Errc::invalid_argument, what); };
+  if (call.m <= 0 || call.n <= 0 || call.k <= 0)
+    return fail("m, n and k must be positive (got " + std::to_string(call.m) + ", " +
+                std::to_string(call.n) + ", " + std::to_string(call.k) + ")");
+  for (Format f : {call.a_dtype, call.b_dtype})
+    if (f != Format::f8_e4m3 && f != Format::f8_e5m2)
+      return fail("operand dtype " + std::string(describe(f).name) + " is not an FP8 format");
+  if (call.a_dtype == Format::f8_e5m2 && call.b_dtype == Format::f8_e5m2)
+    return fail("f8_e5m2 x f8_e5m2 is not supported by torch._scaled_mm");
+  if (int64_t elements = 0; __builtin_mul_overflow(call.m, call.n, &elements) ||
+                            __builtin_mul_overflow(call.m, call.k, &elements) ||
+                            __builtin_mul_overflow(call.n, call.k, &elements))
+    return fail("m x n, m x k or n x k does not fit a 64-bit count");
+  if (call.bias_dtype && *call.bias_dtype != Format::bf16 && *call.bias_dtype != Format::f16)
+    return fail("bias must be bf16 or f16");
+  for (const auto& [address, name] :
+       {std::pair{call.a, "a"}, std::pair{call.b, "b"}, std::pair{call.scale_a, "scale_a"},
+        std::pair{call.scale_b, "scale_b"}, std::pair{call.out, "out"}})
+    if (address == 0) return fail(std::string(name) + " has no device address");
+  if (call.bias_dtype && call.bias == 0) return fail("bias has a dtype but no device address");
+  return {};
+}
+
+}  // namespace mmaemu
+
 #ifdef MMAEMU_HAVE_CUDA_HEADERS
 
 #include <algorithm>
@@ -90,79 +129,106 @@ Result<std::string> cuda_kernel_for(const Plan& plan, const ScaledMmCall& call, 
   return std::string((*module)->name);
 }
 
-Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& call,
-                                          Backend backend, CudaRunStats* stats) {
+namespace {
+
+// The module that runs a call and its kernel, chosen and loaded on GPU 0.
+struct PreparedModule {
+  device::Gpu* gpu = nullptr;
+  const EmulationModule* desc = nullptr;
+  const device::LoadedModule* loaded = nullptr;
+  CUfunction kernel = nullptr, flag_rows = nullptr;
+  std::string function;
+};
+
+Result<PreparedModule> prepare_module(const Plan& plan, const ScaledMmCall& shape,
+                                      Backend backend) {
   auto gpu = device::emulation_gpu();
   if (!gpu) return gpu.error();
   auto chosen =
-      choose_emulation_module(plan, call, backend, (*gpu)->compute_major, (*gpu)->compute_minor);
+      choose_emulation_module(plan, shape, backend, (*gpu)->compute_major, (*gpu)->compute_minor);
   if (!chosen) return chosen.error();
-  const EmulationModule& desc = **chosen;
-  const std::string kernel_name(desc.name);
-  if (auto ok = validate_planned_call(plan, call); !ok) return ok.error();
+  PreparedModule m;
+  m.gpu = *gpu;
+  m.desc = *chosen;
+  const std::string kernel_name(m.desc->name);
   auto module = device::emulation_module(kernel_name);
   if (!module) return module.error();
-  const auto& d = (*gpu)->api;
-  std::string function = kernel_name + "_scaled_mm";
-  if (desc.wgmma) {
+  m.loaded = *module;
+  const auto& d = m.gpu->api;
+  m.function = kernel_name + "_scaled_mm";
+  if (m.desc->wgmma) {
     auto pair_name = [](Format f) { return f == Format::f8_e4m3 ? "e4m3" : "e5m2"; };
-    function =
-        kernel_name + "_scaled_mm_" + pair_name(call.a_dtype) + "_" + pair_name(call.b_dtype);
+    m.function =
+        kernel_name + "_scaled_mm_" + pair_name(shape.a_dtype) + "_" + pair_name(shape.b_dtype);
   }
-  CUfunction kernel = nullptr;
-  if (CUresult r = d.module_function(&kernel, (*module)->module, function.c_str());
+  if (CUresult r = d.module_function(&m.kernel, m.loaded->module, m.function.c_str());
       r != CUDA_SUCCESS)
     return Error(Errc::internal,
-                 "the " + kernel_name + " module lacks " + function + ": " + d.describe(r));
-  const auto table_a = operand_table(call.a_dtype);
-  const auto table_b = operand_table(call.b_dtype);
-  const bool rowwise = call.scale_a.rowwise();
-  std::vector<uint32_t> bias(call.bias ? static_cast<size_t>(call.n) : 0);
-  for (size_t j = 0; j < bias.size(); ++j)
-    bias[j] =
-        convert(call.bias->format, load_bits(call.bias->format, call.bias->values, j), Format::f32);
-  const size_t elements = static_cast<size_t>(call.m * call.n);
-  const size_t out_bytes = elements * describe(call.out_dtype).storage_bytes();
-  DeviceBuffer a(d, call.a), b(d, call.b), ta(d, bytes_of(table_a)), tb(d, bytes_of(table_b)),
-      sa(d, rowwise ? bytes_of(call.scale_a.f32_bits) : std::span<const uint8_t>()),
-      sb(d, rowwise ? bytes_of(call.scale_b.f32_bits) : std::span<const uint8_t>()),
-      bias_buffer(d, bytes_of(bias)), out(d, out_bytes), fallback(d, elements),
-      flagged(d, sizeof(unsigned)), rows_a(d, static_cast<size_t>(call.m)),
-      rows_b(d, static_cast<size_t>(call.n));
-  if (!a.ok() || !b.ok() || !out.ok() || !fallback.ok() || !flagged.ok() || !rows_a.ok() ||
-      !rows_b.ok())
+                 "the " + kernel_name + " module lacks " + m.function + ": " + d.describe(r));
+  if (CUresult r = d.module_function(&m.flag_rows, m.loaded->module, "flag_special_rows");
+      r != CUDA_SUCCESS)
+    return Error(Errc::internal,
+                 "the " + kernel_name + " module lacks flag_special_rows: " + d.describe(r));
+  return m;
+}
+
+// What the kernels read, wherever it came from: device addresses and the tensorwise scale.
+struct KernelInputs {
+  CUdeviceptr a = 0, b = 0, scale_a = 0, scale_b = 0, bias_f32 = 0, out = 0;
+  float alpha = 0;  // tensorwise: scale_a x scale_b; rowwise: unused (the kernel reads the vectors)
+  CUstream stream = nullptr;
+};
+
+struct KernelRun {
+  double kernel_seconds = 0;
+  std::vector<uint8_t> flags;  // m x n, nonzero where the host must finish; empty: none flagged
+};
+
+// The special-row pre-pass and the module's kernel over the call, then the flags. The host path
+// and the resident path both run this: one launcher, the same bits.
+Result<KernelRun> launch_module(const PreparedModule& m, const Plan& plan,
+                                const ScaledMmCall& shape, const KernelInputs& in) {
+  const auto& d = m.gpu->api;
+  const EmulationModule& desc = *m.desc;
+  const std::string kernel_name(desc.name);
+  const auto table_a = operand_table(shape.a_dtype);
+  const auto table_b = operand_table(shape.b_dtype);
+  const bool rowwise = shape.scale_a.rowwise();
+  const size_t elements = static_cast<size_t>(shape.m * shape.n);
+  DeviceBuffer ta(d, bytes_of(table_a)), tb(d, bytes_of(table_b)), fallback(d, elements),
+      flagged(d, sizeof(unsigned)), rows_a(d, static_cast<size_t>(shape.m)),
+      rows_b(d, static_cast<size_t>(shape.n));
+  if (!ta.ok() || !tb.ok() || !fallback.ok() || !flagged.ok() || !rows_a.ok() || !rows_b.ok())
     return Error(Errc::device_unavailable,
-                 "device memory could not be allocated for a " + std::to_string(call.m) + "x" +
-                     std::to_string(call.n) + "x" + std::to_string(call.k) + " call");
+                 "device memory could not be allocated for a " + std::to_string(shape.m) + "x" +
+                     std::to_string(shape.n) + "x" + std::to_string(shape.k) + " call");
   const Preset& p = *plan.preset;
   const Algorithm& alg = plan.algorithm;
   ScaledMmParams params{};
-  params.a = reinterpret_cast<const uint8_t*>(a.ptr());
-  params.b = reinterpret_cast<const uint8_t*>(b.ptr());
+  params.a = reinterpret_cast<const uint8_t*>(in.a);
+  params.b = reinterpret_cast<const uint8_t*>(in.b);
   params.table_a = reinterpret_cast<const DecodedOperand*>(ta.ptr());
   params.table_b = reinterpret_cast<const DecodedOperand*>(tb.ptr());
-  params.scale_a = reinterpret_cast<const uint32_t*>(sa.ptr());
-  params.scale_b = reinterpret_cast<const uint32_t*>(sb.ptr());
-  params.bias = call.bias ? reinterpret_cast<const float*>(bias_buffer.ptr()) : nullptr;
-  params.out = reinterpret_cast<uint8_t*>(out.ptr());
+  params.scale_a = reinterpret_cast<const uint32_t*>(in.scale_a);
+  params.scale_b = reinterpret_cast<const uint32_t*>(in.scale_b);
+  params.bias = reinterpret_cast<const float*>(in.bias_f32);
+  params.out = reinterpret_cast<uint8_t*>(in.out);
   params.fallback = reinterpret_cast<uint8_t*>(fallback.ptr());
   params.flagged = reinterpret_cast<unsigned*>(flagged.ptr());
   d.memset8(flagged.ptr(), 0, sizeof(unsigned));
-  params.m = call.m;
-  params.n = call.n;
-  params.k = call.k;
-  params.alpha = rowwise ? 0.0f
-                         : std::bit_cast<float>(call.scale_a.f32_bits[0]) *
-                               std::bit_cast<float>(call.scale_b.f32_bits[0]);
+  params.m = shape.m;
+  params.n = shape.n;
+  params.k = shape.k;
+  params.alpha = rowwise ? 0.0f : in.alpha;
   params.rowwise = rowwise;
   params.column_first = alg.rowwise_order == RowwiseScaleOrder::column_first;
-  params.out_format = format_index(call.out_dtype);
+  params.out_format = format_index(shape.out_dtype);
   params.special_rows_a = reinterpret_cast<const uint8_t*>(rows_a.ptr());
   params.special_rows_b = reinterpret_cast<const uint8_t*>(rows_b.ptr());
   params.terms = p.terms_per_step;
   params.alignment_bits = p.alignment_fraction_bits;
   params.product_fraction_bits =
-      describe(call.a_dtype).fraction_bits + describe(call.b_dtype).fraction_bits;
+      describe(shape.a_dtype).fraction_bits + describe(shape.b_dtype).fraction_bits;
   params.result_bits = p.f32_result.fraction_bits;
   params.exponent_floor = p.f32_result.exponent_floor.value_or(INT_MIN / 4);
   params.single_chain = alg.accumulation == Accumulation::single_chain;
@@ -171,20 +237,15 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& 
   params.split_grain = alg.split_k_grain;
   params.late_c = p.accumulator_entry == AccumulatorEntry::late_fp32;
   // The pre-pass: rows of a and of b that hold NaN/Inf codes, one warp per row.
-  CUfunction flag_rows = nullptr;
-  if (CUresult r = d.module_function(&flag_rows, (*module)->module, "flag_special_rows");
-      r != CUDA_SUCCESS)
-    return Error(Errc::internal,
-                 "the " + kernel_name + " module lacks flag_special_rows: " + d.describe(r));
   for (const auto& [codes, rows, format, flags] :
-       {std::tuple{a.ptr(), call.m, call.a_dtype, rows_a.ptr()},
-        std::tuple{b.ptr(), call.n, call.b_dtype, rows_b.ptr()}}) {
+       {std::tuple{in.a, shape.m, shape.a_dtype, rows_a.ptr()},
+        std::tuple{in.b, shape.n, shape.b_dtype, rows_b.ptr()}}) {
     CUdeviceptr codes_ptr = codes, flags_ptr = flags;
-    long long row_count = rows, k = call.k;
+    long long row_count = rows, k = shape.k;
     int e5m2 = format == Format::f8_e5m2;
     void* flag_args[] = {&codes_ptr, &row_count, &k, &e5m2, &flags_ptr};
-    if (CUresult r = d.launch(flag_rows, static_cast<unsigned>((rows + 3) / 4), 1, 1, 128, 1, 1, 0,
-                              nullptr, flag_args, nullptr);
+    if (CUresult r = d.launch(m.flag_rows, static_cast<unsigned>((rows + 3) / 4), 1, 1, 128, 1, 1,
+                              0, in.stream, flag_args, nullptr);
         r != CUDA_SUCCESS)
       return Error(Errc::device_unavailable, "flag_special_rows launch failed: " + d.describe(r));
   }
@@ -197,52 +258,221 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& 
            grid_y = 1;
   const unsigned shared_bytes = desc.dynamic_shared_bytes;
   if (desc.launch == LaunchShape::tiles_64) {
-    grid_x = static_cast<unsigned>((call.n + 63) / 64);
-    grid_y = static_cast<unsigned>((call.m + 63) / 64);
+    grid_x = static_cast<unsigned>((shape.n + 63) / 64);
+    grid_y = static_cast<unsigned>((shape.m + 63) / 64);
     if (grid_y > 65535)
-      return Error(Errc::unsupported, kernel_name + ": m = " + std::to_string(call.m) +
+      return Error(Errc::unsupported, kernel_name + ": m = " + std::to_string(shape.m) +
                                           " exceeds 65535 tiles of rows");
   } else if (desc.launch == LaunchShape::tiles_128_linear) {
     const int64_t tiles =
-        ((call.m + kH4TileM - 1) / kH4TileM) * ((call.n + kH4TileN - 1) / kH4TileN);
+        ((shape.m + kH4TileM - 1) / kH4TileM) * ((shape.n + kH4TileN - 1) / kH4TileN);
     if (tiles > INT_MAX)
       return Error(Errc::unsupported,
                    kernel_name + ": " + std::to_string(tiles) + " tiles exceed one grid");
     grid_x = static_cast<unsigned>(tiles);
   }
   if (shared_bytes > 0)
-    if (CUresult r = d.function_attribute(kernel, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+    if (CUresult r = d.function_attribute(m.kernel, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                           static_cast<int>(shared_bytes));
         r != CUDA_SUCCESS)
       return Error(Errc::device_unavailable,
                    kernel_name + " needs " + std::to_string(shared_bytes) +
                        " bytes of shared memory per block: " + d.describe(r));
+  KernelRun run;
   const auto launched = std::chrono::steady_clock::now();
   if (elements > 0) {
-    if (CUresult r = d.launch(kernel, grid_x, grid_y, 1, threads_per_block, 1, 1, shared_bytes,
-                              nullptr, args, nullptr);
+    if (CUresult r = d.launch(m.kernel, grid_x, grid_y, 1, threads_per_block, 1, 1, shared_bytes,
+                              in.stream, args, nullptr);
         r != CUDA_SUCCESS)
-      return Error(Errc::device_unavailable, function + " launch failed: " + d.describe(r));
+      return Error(Errc::device_unavailable, m.function + " launch failed: " + d.describe(r));
     if (CUresult r = d.synchronize(); r != CUDA_SUCCESS)
-      return Error(Errc::device_unavailable, function + " failed: " + d.describe(r));
+      return Error(Errc::device_unavailable, m.function + " failed: " + d.describe(r));
   }
-  const double kernel_seconds =
+  run.kernel_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - launched).count();
+  unsigned flagged_count = 0;
+  d.to_host(&flagged_count, flagged.ptr(), sizeof flagged_count);
+  if (flagged_count > 0) {
+    run.flags.resize(elements);
+    d.to_host(run.flags.data(), fallback.ptr(), elements);
+  }
+  return run;
+}
+
+int64_t count_flags(const std::vector<uint8_t>& flags) {
+  return std::count_if(flags.begin(), flags.end(), [](uint8_t f) { return f != 0; });
+}
+
+}  // namespace
+
+Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& call,
+                                          Backend backend, CudaRunStats* stats) {
+  auto module = prepare_module(plan, call, backend);
+  if (!module) return module.error();
+  if (auto ok = validate_planned_call(plan, call); !ok) return ok.error();
+  const auto& d = module->gpu->api;
+  const bool rowwise = call.scale_a.rowwise();
+  std::vector<uint32_t> bias(call.bias ? static_cast<size_t>(call.n) : 0);
+  for (size_t j = 0; j < bias.size(); ++j)
+    bias[j] =
+        convert(call.bias->format, load_bits(call.bias->format, call.bias->values, j), Format::f32);
+  const size_t out_bytes =
+      static_cast<size_t>(call.m * call.n) * describe(call.out_dtype).storage_bytes();
+  DeviceBuffer a(d, call.a), b(d, call.b),
+      sa(d, rowwise ? bytes_of(call.scale_a.f32_bits) : std::span<const uint8_t>()),
+      sb(d, rowwise ? bytes_of(call.scale_b.f32_bits) : std::span<const uint8_t>()),
+      bias_buffer(d, bytes_of(bias)), out(d, out_bytes);
+  if (!a.ok() || !b.ok() || !out.ok())
+    return Error(Errc::device_unavailable,
+                 "device memory could not be allocated for a " + std::to_string(call.m) + "x" +
+                     std::to_string(call.n) + "x" + std::to_string(call.k) + " call");
+  KernelInputs in;
+  in.a = a.ptr(), in.b = b.ptr(), in.out = out.ptr();
+  in.scale_a = sa.ptr(), in.scale_b = sb.ptr();
+  in.bias_f32 = call.bias ? bias_buffer.ptr() : 0;
+  in.alpha = rowwise ? 0.0f
+                     : std::bit_cast<float>(call.scale_a.f32_bits[0]) *
+                           std::bit_cast<float>(call.scale_b.f32_bits[0]);
+  auto run = launch_module(*module, plan, call, in);
+  if (!run) return run.error();
   std::vector<uint8_t> result(out_bytes);
   d.to_host(result.data(), out.ptr(), out_bytes);
   // The elements the kernel flagged (rows with NaN/Inf codes, results the integer step or the
   // output conversion leaves to the exact codec): exact on the host, on every core.
-  unsigned flagged_count = 0;
-  d.to_host(&flagged_count, flagged.ptr(), sizeof flagged_count);
-  int64_t host_elements = 0;
-  if (flagged_count > 0) {
-    std::vector<uint8_t> flags(elements);
-    d.to_host(flags.data(), fallback.ptr(), elements);
-    host_elements = std::count_if(flags.begin(), flags.end(), [](uint8_t f) { return f != 0; });
-    finish_flagged_elements(plan, call, flags, result, thread_count(0));
-  }
-  if (stats) *stats = {kernel_name, kernel_seconds, host_elements};
+  if (!run->flags.empty()) finish_flagged_elements(plan, call, run->flags, result, thread_count(0));
+  if (stats)
+    *stats = {std::string(module->desc->name), run->kernel_seconds, count_flags(run->flags)};
   return result;
+}
+
+Result<CudaRunStats> emulate_cuda_resident(const Plan& plan, const DeviceScaledMmCall& call,
+                                           Backend backend) {
+  const ScaledMmCall shape = call.shape();
+  auto module = prepare_module(plan, shape, backend);
+  if (!module) return module.error();
+  if (auto ok = validate(call); !ok) return ok.error();
+  if (!plan.preset) return Error(Errc::invalid_argument, "the plan has no preset");
+  for (Format f : {call.a_dtype, call.b_dtype})
+    if (!plan.preset->accepts(f))
+      return Error(Errc::unsupported, "preset " + plan.preset->name + " does not take " +
+                                          std::string(describe(f).name));
+  const auto& d = module->gpu->api;
+  auto fetch = [&d](uint64_t address, size_t bytes) {
+    std::vector<uint8_t> host(bytes);
+    if (bytes > 0) d.to_host(host.data(), address, bytes);
+    return host;
+  };
+  KernelInputs in;
+  in.a = call.a, in.b = call.b, in.out = call.out;
+  in.scale_a = call.scale_a, in.scale_b = call.scale_b;
+  in.stream = static_cast<CUstream>(call.stream);
+  // The scalars the kernels take as f32 values: the tensorwise scale pair and the bias. Both are
+  // small (8 bytes; n values); the bias goes back up converted.
+  std::vector<uint32_t> scale_a_bits(1), scale_b_bits(1);
+  if (!call.rowwise) {
+    d.to_host(scale_a_bits.data(), call.scale_a, sizeof(uint32_t));
+    d.to_host(scale_b_bits.data(), call.scale_b, sizeof(uint32_t));
+    in.alpha = std::bit_cast<float>(scale_a_bits[0]) * std::bit_cast<float>(scale_b_bits[0]);
+  }
+  const size_t bias_bytes = call.bias_dtype ? static_cast<size_t>(call.n) * 2 : 0;
+  const std::vector<uint8_t> bias = fetch(call.bias, bias_bytes);
+  std::vector<uint32_t> bias_f32(call.bias_dtype ? static_cast<size_t>(call.n) : 0);
+  for (size_t j = 0; j < bias_f32.size(); ++j)
+    bias_f32[j] = convert(*call.bias_dtype, load_bits(*call.bias_dtype, bias, j), Format::f32);
+  DeviceBuffer bias_buffer(d, bytes_of(bias_f32));
+  if (call.bias_dtype) {
+    if (!bias_buffer.ok())
+      return Error(Errc::device_unavailable, "device memory could not be allocated for the bias");
+    in.bias_f32 = bias_buffer.ptr();
+  }
+  auto run = launch_module(*module, plan, shape, in);
+  if (!run) return run.error();
+  const int64_t host_elements = count_flags(run->flags);
+  if (host_elements > 0) {
+    // The exact path for the flagged elements needs the operands: they come to the host once.
+    const size_t out_bytes =
+        static_cast<size_t>(call.m * call.n) * describe(call.out_dtype).storage_bytes();
+    const auto a = fetch(call.a, static_cast<size_t>(call.m * call.k));
+    const auto b = fetch(call.b, static_cast<size_t>(call.n * call.k));
+    std::vector<uint8_t> result = fetch(call.out, out_bytes);
+    ScaledMmCall host = shape;
+    host.a = a, host.b = b;
+    if (call.rowwise) {
+      host.scale_a.f32_bits.resize(static_cast<size_t>(call.m));
+      host.scale_b.f32_bits.resize(static_cast<size_t>(call.n));
+      d.to_host(host.scale_a.f32_bits.data(), call.scale_a, host.scale_a.f32_bits.size() * 4);
+      d.to_host(host.scale_b.f32_bits.data(), call.scale_b, host.scale_b.f32_bits.size() * 4);
+    } else {
+      host.scale_a.f32_bits = scale_a_bits, host.scale_b.f32_bits = scale_b_bits;
+    }
+    if (call.bias_dtype) host.bias = Bias{*call.bias_dtype, bias};
+    if (auto ok = validate_planned_call(plan, host); !ok) return ok.error();
+    finish_flagged_elements(plan, host, run->flags, result, thread_count(0));
+    if (CUresult r = d.to_device(call.out, result.data(), out_bytes); r != CUDA_SUCCESS)
+      return Error(Errc::device_unavailable,
+                   "the finished output could not be written back: " + d.describe(r));
+  }
+  return CudaRunStats{std::string(module->desc->name), run->kernel_seconds, host_elements};
+}
+
+struct ResidentCopy::Buffers {
+  std::vector<std::unique_ptr<DeviceBuffer>> held;
+  const device::DriverApi* api = nullptr;
+};
+
+ResidentCopy::~ResidentCopy() = default;
+
+Result<std::unique_ptr<ResidentCopy>> ResidentCopy::upload(const ScaledMmCall& call) {
+  if (auto ok = validate(call); !ok) return ok.error();
+  auto gpu = device::emulation_gpu();
+  if (!gpu) return gpu.error();
+  const auto& d = (*gpu)->api;
+  std::unique_ptr<ResidentCopy> copy(new ResidentCopy());
+  copy->buffers_ = std::make_unique<Buffers>();
+  copy->buffers_->api = &d;
+  auto hold = [&](std::span<const uint8_t> bytes, size_t size) -> Result<uint64_t> {
+    auto buffer = bytes.empty() ? std::make_unique<DeviceBuffer>(d, size)
+                                : std::make_unique<DeviceBuffer>(d, bytes);
+    if (!buffer->ok())
+      return Error(Errc::device_unavailable,
+                   "device memory could not be allocated (" + std::to_string(size) + " bytes)");
+    const uint64_t address = buffer->ptr();
+    copy->buffers_->held.push_back(std::move(buffer));
+    return address;
+  };
+  DeviceScaledMmCall& c = copy->call_;
+  c.m = call.m, c.n = call.n, c.k = call.k;
+  c.a_dtype = call.a_dtype, c.b_dtype = call.b_dtype, c.out_dtype = call.out_dtype;
+  c.use_fast_accum = call.use_fast_accum;
+  c.rowwise = call.scale_a.rowwise();
+  const size_t out_bytes =
+      static_cast<size_t>(call.m * call.n) * describe(call.out_dtype).storage_bytes();
+  for (auto [address, bytes, size] :
+       {std::tuple{&c.a, call.a, call.a.size()}, std::tuple{&c.b, call.b, call.b.size()},
+        std::tuple{&c.scale_a, bytes_of(call.scale_a.f32_bits), call.scale_a.f32_bits.size() * 4},
+        std::tuple{&c.scale_b, bytes_of(call.scale_b.f32_bits), call.scale_b.f32_bits.size() * 4},
+        std::tuple{&c.out, std::span<const uint8_t>(), out_bytes}}) {
+    auto held = hold(bytes, size);
+    if (!held) return held.error();
+    *address = *held;
+  }
+  if (call.bias) {
+    c.bias_dtype = call.bias->format;
+    auto held = hold(call.bias->values, call.bias->values.size());
+    if (!held) return held.error();
+    c.bias = *held;
+  }
+  return copy;
+}
+
+Result<std::vector<uint8_t>> ResidentCopy::download_out() const {
+  const size_t out_bytes =
+      static_cast<size_t>(call_.m * call_.n) * describe(call_.out_dtype).storage_bytes();
+  std::vector<uint8_t> out(out_bytes);
+  if (CUresult r = buffers_->api->to_host(out.data(), call_.out, out_bytes); r != CUDA_SUCCESS)
+    return Error(Errc::device_unavailable,
+                 "the output could not be read: " + buffers_->api->describe(r));
+  return out;
 }
 
 }  // namespace mmaemu
@@ -274,6 +504,26 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan&, const ScaledMmCall&, Back
   return Error(
       Errc::unsupported,
       "this mmaemu was built without the CUDA toolkit's headers: --backend cuda is unavailable");
+}
+
+Result<CudaRunStats> emulate_cuda_resident(const Plan&, const DeviceScaledMmCall&, Backend) {
+  return Error(
+      Errc::unsupported,
+      "this mmaemu was built without the CUDA toolkit's headers: --backend cuda is unavailable");
+}
+
+struct ResidentCopy::Buffers {};
+
+ResidentCopy::~ResidentCopy() = default;
+
+Result<std::unique_ptr<ResidentCopy>> ResidentCopy::upload(const ScaledMmCall&) {
+  return Error(
+      Errc::unsupported,
+      "this mmaemu was built without the CUDA toolkit's headers: --backend cuda is unavailable");
+}
+
+Result<std::vector<uint8_t>> ResidentCopy::download_out() const {
+  return Error(Errc::internal, "no GPU copy to read");
 }
 
 }  // namespace mmaemu

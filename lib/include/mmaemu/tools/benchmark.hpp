@@ -44,6 +44,10 @@ struct BenchmarkRow {
   std::string split_k_source;  // emulation: where the count came from
   std::vector<double> seconds;
   std::optional<double> kernel_median_s;  // CUDA: launch to synchronise
+  // CUDA: the same call on data already on the GPU (emulate_cuda_resident), its median time and
+  // whether its output equals the host path's.
+  std::optional<double> resident_median_s;
+  std::optional<bool> resident_bits_equal;
   std::optional<bool> bits_equal_cublaslt, bits_equal_first;
   std::optional<double> vs_cublaslt;  // median time over cuBLASLt's
   std::string module;                 // CUDA: the module that ran

@@ -1,0 +1,164 @@
+// The device-resident entry point (emulate_cuda_resident): its call checked and planned on the CPU;
+// with a GPU, its bits against the host-memory CUDA path and the fast CPU path on calls that take
+// every route (tensorwise and rowwise scales, a bias, split K, a NaN row the host finishes).
+// Without a GPU the GPU part checks that the entry point says why it cannot run.
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+
+#include "mmaemu/emulate.hpp"
+#include "mmaemu/profile.hpp"
+#include "mmaemu/tools/cuda_backend.hpp"
+
+using namespace mmaemu;
+
+namespace {
+
+DeviceScaledMmCall addressed_call() {
+  DeviceScaledMmCall c;
+  c.m = 16, c.n = 4096, c.k = 14336;
+  c.a = 0x1000, c.b = 0x2000, c.scale_a = 0x3000, c.scale_b = 0x3100, c.out = 0x4000;
+  return c;
+}
+
+OwnedScaledMmCall drawn_call(int64_t m, int64_t n, int64_t k, uint32_t seed) {
+  OwnedScaledMmCall c;
+  c.m = m, c.n = n, c.k = k;
+  uint32_t x = seed;
+  auto next = [&x] { return x = x * 1664525u + 1013904223u; };
+  c.a.resize(static_cast<size_t>(m * k));
+  c.b.resize(static_cast<size_t>(n * k));
+  // Finite e4m3 codes (0x7F and 0xFF are NaN) of moderate size.
+  for (auto* v : {&c.a, &c.b})
+    for (auto& code : *v) code = static_cast<uint8_t>((next() >> 24) & 0xBF) & 0xF7;
+  c.scale_a = {0x3F800000u};
+  c.scale_b = {0x3E800000u};  // 0.25
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("a resident call's shape carries what planning reads") {
+  DeviceScaledMmCall c = addressed_call();
+  c.rowwise = true;
+  c.bias_dtype = Format::bf16;
+  c.bias = 0x5000;
+  const ScaledMmCall s = c.shape();
+  CHECK(s.m == 16);
+  CHECK(s.n == 4096);
+  CHECK(s.k == 14336);
+  CHECK(s.scale_a.rowwise());
+  CHECK(s.scale_b.rowwise());
+  REQUIRE(s.bias);
+  CHECK(s.bias->format == Format::bf16);
+  auto profile = load_profile("hopper");
+  REQUIRE(profile);
+  c.rowwise = false;
+  c.bias_dtype.reset();
+  auto plan = profile->resolve(c.shape());
+  REQUIRE(plan);
+  CHECK(plan->split_k == 2);  // 16x4096x14336 at 1 MiB: two slices on the H200 (issue 15's table)
+}
+
+TEST_CASE("a resident call is checked field by field") {
+  CHECK(validate(addressed_call()));
+  auto message = [](const DeviceScaledMmCall& c) {
+    auto ok = validate(c);
+    REQUIRE(!ok);
+    CHECK(ok.error().code() == Errc::invalid_argument);
+    return ok.error().message();
+  };
+  DeviceScaledMmCall c = addressed_call();
+  c.k = 0;
+  CHECK_THAT(message(c), Catch::Contains("must be positive"));
+  c = addressed_call();
+  c.a_dtype = c.b_dtype = Format::f8_e5m2;
+  CHECK_THAT(message(c), Catch::Contains("e5m2 x f8_e5m2"));
+  c = addressed_call();
+  c.a_dtype = Format::bf16;
+  CHECK_THAT(message(c), Catch::Contains("not an FP8 format"));
+  c = addressed_call();
+  c.scale_b = 0;
+  CHECK_THAT(message(c), Catch::Contains("scale_b has no device address"));
+  c = addressed_call();
+  c.out = 0;
+  CHECK_THAT(message(c), Catch::Contains("out has no device address"));
+  c = addressed_call();
+  c.bias_dtype = Format::f32;
+  c.bias = 0x5000;
+  CHECK_THAT(message(c), Catch::Contains("bias must be bf16 or f16"));
+  c.bias_dtype = Format::f16;
+  c.bias = 0;
+  CHECK_THAT(message(c), Catch::Contains("bias has a dtype but no device address"));
+  c = addressed_call();
+  c.m = c.n = c.k = int64_t{1} << 40;
+  CHECK_THAT(message(c), Catch::Contains("64-bit count"));
+}
+
+TEST_CASE("resident calls give the host path's bits, or say why no GPU runs them") {
+  auto profile = load_profile("hopper");
+  REQUIRE(profile);
+  auto device = cuda_backend_device();
+  if (!device) {
+    // No GPU here: the entry point names the reason, as emulate_cuda does.
+    auto plan = profile->resolve(addressed_call().shape());
+    REQUIRE(plan);
+    auto ran = emulate_cuda_resident(*plan, addressed_call());
+    REQUIRE(!ran);
+    CHECK(ran.error().message() == device.error().message());
+    auto copy = ResidentCopy::upload(drawn_call(4, 16, 32, 1).view());
+    CHECK(!copy);
+    WARN("no GPU: " << device.error().message());
+    return;
+  }
+  struct Case {
+    int64_t m, n, k;
+    bool rowwise, bias, nan_row;
+    Format out;
+  };
+  const Case cases[] = {{64, 96, 256, false, false, false, Format::bf16},
+                        {100, 200, 3000, true, false, false, Format::f32},
+                        {16, 4096, 14336, false, false, false, Format::bf16},  // two slices
+                        {33, 48, 512, false, true, false, Format::f16},
+                        {40, 64, 384, false, false, true, Format::bf16},
+                        {8, 32, 128, false, false, false, Format::f8_e4m3}};
+  uint32_t seed = 7;
+  for (const Case& t : cases) {
+    OwnedScaledMmCall owned = drawn_call(t.m, t.n, t.k, seed++);
+    owned.out_dtype = t.out;
+    if (t.rowwise) {
+      owned.rowwise = true;
+      owned.scale_a.assign(static_cast<size_t>(t.m), 0x3F000000u);  // 0.5
+      owned.scale_b.assign(static_cast<size_t>(t.n), 0x40000000u);  // 2
+    }
+    if (t.bias) {
+      owned.bias_dtype = t.out;
+      owned.bias.assign(static_cast<size_t>(t.n) * 2, 0x3C);
+    }
+    if (t.nan_row) owned.a[5 * t.k + 3] = 0x7F;  // a NaN in row 5: the host finishes that row
+    const ScaledMmCall call = owned.view();
+    auto plan = profile->resolve(call);
+    REQUIRE(plan);
+    INFO(t.m << "x" << t.n << "x" << t.k << ", " << plan->split_k << " slice(s)");
+    for (Backend backend : {Backend::cuda, Backend::cuda_v4}) {
+      auto host = emulate_cuda(*plan, call, backend);
+      if (!host && host.error().code() == Errc::unsupported) continue;  // the module lacks it
+      REQUIRE(host);
+      auto copy = ResidentCopy::upload(call);
+      REQUIRE(copy);
+      auto ran = emulate_cuda_resident(*plan, (*copy)->call(), backend);
+      REQUIRE(ran);
+      if (t.nan_row) CHECK(ran->host_elements > 0);  // the host path's fallback, taken
+      auto out = (*copy)->download_out();
+      REQUIRE(out);
+      CHECK(*out == *host);
+    }
+    auto cpu = emulate(*plan, call, Backend::cpu);
+    REQUIRE(cpu);
+    auto copy = ResidentCopy::upload(call);
+    REQUIRE(copy);
+    REQUIRE(emulate_cuda_resident(*plan, (*copy)->call()));
+    CHECK(*(*copy)->download_out() == *cpu);
+  }
+}
