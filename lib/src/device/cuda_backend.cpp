@@ -357,6 +357,10 @@ Result<CudaRunStats> emulate_cuda_resident(const Plan& plan, const DeviceScaledM
       return Error(Errc::unsupported, "preset " + plan.preset->name + " does not take " +
                                           std::string(describe(f).name));
   const auto& d = module->gpu->api;
+  // The data may still be being written by work queued on another stream: wait for all of it
+  // before the scalars are read (the reads below run on the default stream).
+  if (CUresult r = d.synchronize(); r != CUDA_SUCCESS)
+    return Error(Errc::device_unavailable, "the GPU's queued work failed: " + d.describe(r));
   auto fetch = [&d](uint64_t address, size_t bytes) {
     std::vector<uint8_t> host(bytes);
     if (bytes > 0) d.to_host(host.data(), address, bytes);

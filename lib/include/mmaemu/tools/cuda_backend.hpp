@@ -60,8 +60,9 @@ struct DeviceScaledMmCall {
 // field at fault. Whether the addresses point at enough memory is the caller's to know.
 Result<void> validate(const DeviceScaledMmCall& call);
 
-// The call computed where its data lie, with the same kernels and bits as emulate_cuda; returns
-// once `out` holds the result (the device synchronised). Nothing crosses to the host but the
+// The call computed where its data lie, with the same kernels and bits as emulate_cuda; it waits
+// for the work already queued on the GPU and returns once `out` holds the result (the device
+// synchronised). Nothing crosses to the host but the
 // scalars (a tensorwise scale pair, the bias, n values) and a flag count, unless the kernel
 // flagged elements (rows with NaN or Inf, results the exact codec must make): then the operands
 // come to the host, the oracle finishes those elements, and the output goes back.
