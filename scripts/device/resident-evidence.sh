@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Issue 15 evidence for the device-resident entry point, in one device call: resident_call_test
+# (the resident path's bits against emulate_cuda and the CPU path), conform --backend cuda (the
+# shared launcher behind the host path), and bench with the resident columns beside cuBLASLt.
+#   scripts/device/resident-evidence.sh OUT_DIR
+# Expects .device/mmaemu.xz and .device/resident_call_test.xz (stripped, xz-packed builds of the
+# same commit: strip -o .device/X build/...; xz -6 .device/X) carried with the call.
+set -u
+OUT=${1:?usage: resident-evidence.sh OUT_DIR}
+mkdir -p "$OUT"
+(cd .device && for f in mmaemu resident_call_test; do xz -dkf $f.xz && chmod +x $f; done)
+M=.device/mmaemu
+step() {  # name, command...: output to OUT/name.out with the exit status
+  local name=$1
+  shift
+  "$@" > "$OUT/$name.out" 2>&1
+  echo "rc=$?" >> "$OUT/$name.out"
+  echo "$name: $(tail -n 2 "$OUT/$name.out" | tr '\n' ' ')"
+}
+nvidia-smi -L > "$OUT/info.txt" 2>&1
+$M info >> "$OUT/info.txt" 2>&1
+step resident-test timeout 200 .device/resident_call_test -d yes
+step conform timeout 200 $M conform --backend cuda --calls ${CONFORM_CALLS:-40} --out "$OUT/conform-cuda.json"
+step bench timeout 200 $M bench --shapes ${BENCH_SHAPES:-1024x1024x1024,4096x4096x4096,8192x8192x8192,16x4096x14336,128x28672x8192} \
+  --backends cublaslt,cuda-h4,cuda-h1,cuda-v4 --repeats 5 --out "$OUT/bench-resident.json"
