@@ -109,6 +109,11 @@ TEST_CASE("resident calls give the host path's bits, or say why no GPU runs them
     CHECK(ran.error().message() == device.error().message());
     auto copy = ResidentCopy::upload(drawn_call(4, 16, 32, 1).view());
     CHECK(!copy);
+    DeviceScaledMmCall unaddressed = addressed_call();
+    unaddressed.a = 0;  // a call at fault is named as such before the GPU is looked for
+    auto refused = emulate_cuda_resident(*plan, unaddressed);
+    REQUIRE(!refused);
+    CHECK(refused.error().code() == Errc::invalid_argument);
     WARN("no GPU: " << device.error().message());
     return;
   }

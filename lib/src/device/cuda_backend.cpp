@@ -347,10 +347,10 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& 
 
 Result<CudaRunStats> emulate_cuda_resident(const Plan& plan, const DeviceScaledMmCall& call,
                                            Backend backend) {
+  if (auto ok = validate(call); !ok) return ok.error();
   const ScaledMmCall shape = call.shape();
   auto module = prepare_module(plan, shape, backend);
   if (!module) return module.error();
-  if (auto ok = validate(call); !ok) return ok.error();
   if (!plan.preset) return Error(Errc::invalid_argument, "the plan has no preset");
   for (Format f : {call.a_dtype, call.b_dtype})
     if (!plan.preset->accepts(f))
