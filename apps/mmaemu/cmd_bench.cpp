@@ -120,10 +120,11 @@ Result<int> run_bench(const BenchOptions& o) {
 Runner setup_bench(CLI::App& app) {
   auto o = std::make_shared<BenchOptions>();
   app.add_option("--shapes", o->shapes, "MxNxK list (torch shapes)")->capture_default_str();
-  app.add_option("--backends", o->backends,
-                 "auto, or a list of cublaslt, cuda, cuda-v1, cuda-v4, cuda-h1, cuda-h4, cpu, "
-                 "oracle (auto: cpu, "
-                 "and cublaslt, cuda-h4, cuda-h1, cuda-v4, cuda-v1 where a GPU is)")
+  app.add_option(
+         "--backends", o->backends,
+         "auto, or a list of cublaslt, cuda, cuda-v1, cuda-v4, cuda-h1, cuda-h4, cuda-v9, cpu, "
+         "oracle (auto: cpu, "
+         "and cublaslt and every CUDA module where a GPU is)")
       ->capture_default_str();
   app.add_option("--repeats", o->repeats, "timed runs per backend, after one warm-up")
       ->capture_default_str();

@@ -64,7 +64,8 @@ Result<int> run_conform(const ConformOptions& o) {
 Runner setup_conform(CLI::App& app) {
   auto o = std::make_shared<ConformOptions>();
   app.add_option("--backend", o->backend,
-                 "cuda (every CUDA module: v1, v4, h1, h4), cuda-v1, cuda-v4, cuda-h1, cuda-h4 or "
+                 "cuda (every CUDA module: v1, v4, h1, h4, v9), cuda-v1, cuda-v4, cuda-h1, "
+                 "cuda-h4, cuda-v9 or "
                  "cpu (the fast path)")
       ->capture_default_str();
   app.add_option("--calls", o->calls, "random calls per distribution")->capture_default_str();

@@ -5,6 +5,7 @@
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
+#include "common/integer_step.h"
 #include "mmaemu/emulate.hpp"
 #include "mmaemu/preset.hpp"
 #include "mmaemu/profile.hpp"
@@ -112,7 +113,7 @@ TEST_CASE("v1 and v4 take every FP8 preset, c inside the block or late", "[cuda]
 
 TEST_CASE("one descriptor per kernel module: names, backends, launch and the module a call gets",
           "[cuda][choice]") {
-  REQUIRE(emulation_modules().size() == 4);
+  REQUIRE(emulation_modules().size() == 5);
   for (const EmulationModule& m : emulation_modules()) {
     CHECK(backend_named(m.backend_name) == m.backend);
     CHECK(to_string(m.backend) == m.backend_name);
@@ -139,9 +140,34 @@ TEST_CASE("one descriptor per kernel module: names, backends, launch and the mod
   CHECK(pick(split, Backend::cuda, 9, 0) == "h1");
   CHECK(pick(plan, Backend::cuda, 8, 9) == "v4");  // not Hopper: the CUDA-core modules
   CHECK(pick(plan, Backend::cuda_v1, 9, 0) == "v1");
+  CHECK(pick(plan, Backend::cuda_v9, 8, 9) == "v9");  // named, on any GPU; never picked by cuda
   CHECK(pick(split, Backend::cuda_h4, 9, 0).find("h4 does not cover") != std::string::npos);
   CHECK(pick(plan, Backend::cpu, 9, 0).find("not a CUDA backend") != std::string::npos);
   Plan fused = plan;
   fused.algorithm.fused_bias = true;
   CHECK(pick(fused, Backend::cuda, 9, 0).find("no CUDA kernel module covers") != std::string::npos);
+}
+
+TEST_CASE("v9 takes the presets whose step sums fit 32-bit integers, and only when named",
+          "[cuda][choice]") {
+  const HopperCall hopper;
+  Plan plan = hopper.plan;
+  const EmulationModule* v9 = emulation_module_named("v9");
+  REQUIRE(v9);
+  CHECK(v9->auto_rank == 0);
+  std::string why;
+  CHECK(v9->covers(plan, hopper.call, 8, 0, &why));  // the Hopper step: 32 terms, 13 bits
+  plan.preset = find_preset("ada_fp8_mma_k32");
+  CHECK(v9->covers(plan, hopper.call, 8, 9, &why));
+  // A 16-term step in a 25-bit window: up to 17 x 2^27 per sum, past an int.
+  plan.preset = find_preset("blackwell_f16_mma_k16");
+  REQUIRE(plan.preset);
+  CHECK_FALSE(narrow_sum_fits(plan.preset->alignment_fraction_bits, plan.preset->terms_per_step));
+  CHECK_FALSE(v9->covers(plan, hopper.call, 9, 0, &why));
+  CHECK(why.find("v4 takes it") != std::string::npos);
+  for (int major : {7, 8, 9}) {
+    auto m = choose_emulation_module(hopper.plan, hopper.call, Backend::cuda, major, 0);
+    REQUIRE(m);
+    CHECK((*m)->name != "v9");
+  }
 }

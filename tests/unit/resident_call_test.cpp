@@ -1,6 +1,7 @@
 // The device-resident entry point (emulate_cuda_resident): its call checked and planned on the CPU;
-// with a GPU, its bits against the host-memory CUDA path and the fast CPU path on calls that take
-// every route (tensorwise and rowwise scales, a bias, split K, a NaN row the host finishes).
+// with a GPU, its bits against the host-memory CUDA path and the fast CPU path (and the cuda, v4
+// and v9 host paths against the CPU path) on calls that take every route (tensorwise and rowwise
+// scales, a bias, split K, a NaN row the host finishes).
 // Without a GPU the GPU part checks that the entry point says why it cannot run.
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
@@ -146,10 +147,14 @@ TEST_CASE("resident calls give the host path's bits, or say why no GPU runs them
     auto plan = profile->resolve(call);
     REQUIRE(plan);
     INFO(t.m << "x" << t.n << "x" << t.k << ", " << plan->split_k << " slice(s)");
-    for (Backend backend : {Backend::cuda, Backend::cuda_v4}) {
+    auto cpu = emulate(*plan, call, Backend::cpu);
+    REQUIRE(cpu);
+    for (Backend backend : {Backend::cuda, Backend::cuda_v4, Backend::cuda_v9}) {
+      INFO(to_string(backend));
       auto host = emulate_cuda(*plan, call, backend);
       if (!host && host.error().code() == Errc::unsupported) continue;  // the module lacks it
       REQUIRE(host);
+      CHECK(*host == *cpu);
       auto copy = ResidentCopy::upload(call);
       REQUIRE(copy);
       auto ran = emulate_cuda_resident(*plan, (*copy)->call(), backend);
@@ -159,8 +164,6 @@ TEST_CASE("resident calls give the host path's bits, or say why no GPU runs them
       REQUIRE(out);
       CHECK(*out == *host);
     }
-    auto cpu = emulate(*plan, call, Backend::cpu);
-    REQUIRE(cpu);
     auto copy = ResidentCopy::upload(call);
     REQUIRE(copy);
     REQUIRE(emulate_cuda_resident(*plan, (*copy)->call()));

@@ -38,7 +38,7 @@ struct EmulationModule {
   unsigned auto_rank = 0;
 };
 
-// v1, v4, h1, h4.
+// v1, v4, h1, h4, v9.
 std::span<const EmulationModule> emulation_modules();
 const EmulationModule* emulation_module_named(std::string_view name);
 const EmulationModule* emulation_module_for(Backend backend);  // null for oracle, cpu, cuda
