@@ -236,6 +236,12 @@ Result<KernelRun> launch_module(const PreparedModule& m, const Plan& plan,
   params.split_k = plan.split_k;
   params.split_grain = alg.split_k_grain;
   params.late_c = p.accumulator_entry == AccumulatorEntry::late_fp32;
+  // The copies and the memset above ran on the default stream, which a stream created
+  // non-blocking does not wait for: let them finish before launching on the caller's stream.
+  if (in.stream)
+    if (CUresult r = d.synchronize(); r != CUDA_SUCCESS)
+      return Error(Errc::device_unavailable,
+                   "the kernel's tables failed to upload: " + d.describe(r));
   // The pre-pass: rows of a and of b that hold NaN/Inf codes, one warp per row.
   for (const auto& [codes, rows, format, flags] :
        {std::tuple{in.a, shape.m, shape.a_dtype, rows_a.ptr()},
