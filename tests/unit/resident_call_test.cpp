@@ -80,6 +80,9 @@ TEST_CASE("a resident call is checked field by field") {
   c.a_dtype = Format::bf16;
   CHECK_THAT(message(c), Catch::Contains("not an FP8 format"));
   c = addressed_call();
+  c.out_dtype = Format::tf32;
+  CHECK_THAT(message(c), Catch::Contains("out dtype tf32 is not supported"));
+  c = addressed_call();
   c.scale_b = 0;
   CHECK_THAT(message(c), Catch::Contains("scale_b has no device address"));
   c = addressed_call();

@@ -7,6 +7,7 @@
 #include "mmaemu/tools/cuda_backend.hpp"
 #include "mmaemu/emulate.hpp"
 #include "mmaemu/tools/emulation_modules.hpp"
+#include "oracle/output_rows.hpp"
 
 namespace mmaemu {
 
@@ -23,20 +24,15 @@ ScaledMmCall DeviceScaledMmCall::shape() const {
 
 Result<void> validate(const DeviceScaledMmCall& call) {
   auto fail = [](const std::string& what) { return Error(Errc::invalid_argument, what); };
-  if (call.m <= 0 || call.n <= 0 || call.k <= 0)
-    return fail("m, n and k must be positive (got " + std::to_string(call.m) + ", " +
-                std::to_string(call.n) + ", " + std::to_string(call.k) + ")");
-  for (Format f : {call.a_dtype, call.b_dtype})
-    if (f != Format::f8_e4m3 && f != Format::f8_e5m2)
-      return fail("operand dtype " + std::string(describe(f).name) + " is not an FP8 format");
-  if (call.a_dtype == Format::f8_e5m2 && call.b_dtype == Format::f8_e5m2)
-    return fail("f8_e5m2 x f8_e5m2 is not supported by torch._scaled_mm");
+  if (auto ok = validate_extents(call.m, call.n, call.k); !ok) return ok;
+  if (auto ok = validate_operand_dtypes(call.a_dtype, call.b_dtype); !ok) return ok;
   if (int64_t elements = 0; __builtin_mul_overflow(call.m, call.n, &elements) ||
                             __builtin_mul_overflow(call.m, call.k, &elements) ||
                             __builtin_mul_overflow(call.n, call.k, &elements))
     return fail("m x n, m x k or n x k does not fit a 64-bit count");
-  if (call.bias_dtype && *call.bias_dtype != Format::bf16 && *call.bias_dtype != Format::f16)
-    return fail("bias must be bf16 or f16");
+  if (call.bias_dtype)
+    if (auto ok = validate_bias_dtype(*call.bias_dtype); !ok) return ok;
+  if (auto ok = validate_out_dtype(call.out_dtype); !ok) return ok;
   for (const auto& [address, name] :
        {std::pair{call.a, "a"}, std::pair{call.b, "b"}, std::pair{call.scale_a, "scale_a"},
         std::pair{call.scale_b, "scale_b"}, std::pair{call.out, "out"}})
@@ -63,7 +59,6 @@ Result<void> validate(const DeviceScaledMmCall& call) {
 #include "device/kernel_loader.hpp"
 #include "mmaemu/exact.hpp"
 #include "mmaemu/safetensors.hpp"
-#include "oracle/output_rows.hpp"
 
 namespace mmaemu {
 namespace {
@@ -80,6 +75,11 @@ std::vector<DecodedOperand> operand_table(Format format) {
 
 std::span<const uint8_t> bytes_of(const std::vector<DecodedOperand>& t) {
   return {reinterpret_cast<const uint8_t*>(t.data()), t.size() * sizeof(DecodedOperand)};
+}
+
+// The bytes of an m x n output of `out`.
+size_t output_bytes(int64_t m, int64_t n, Format out) {
+  return static_cast<size_t>(m * n) * describe(out).storage_bytes();
 }
 
 int format_index(Format f) {
@@ -322,8 +322,7 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& 
   for (size_t j = 0; j < bias.size(); ++j)
     bias[j] =
         convert(call.bias->format, load_bits(call.bias->format, call.bias->values, j), Format::f32);
-  const size_t out_bytes =
-      static_cast<size_t>(call.m * call.n) * describe(call.out_dtype).storage_bytes();
+  const size_t out_bytes = output_bytes(call.m, call.n, call.out_dtype);
   DeviceBuffer a(d, call.a), b(d, call.b),
       sa(d, rowwise ? bytes_of(call.scale_a.f32_bits) : std::span<const uint8_t>()),
       sb(d, rowwise ? bytes_of(call.scale_b.f32_bits) : std::span<const uint8_t>()),
@@ -357,11 +356,7 @@ Result<CudaRunStats> emulate_cuda_resident(const Plan& plan, const DeviceScaledM
   const ScaledMmCall shape = call.shape();
   auto module = prepare_module(plan, shape, backend);
   if (!module) return module.error();
-  if (!plan.preset) return Error(Errc::invalid_argument, "the plan has no preset");
-  for (Format f : {call.a_dtype, call.b_dtype})
-    if (!plan.preset->accepts(f))
-      return Error(Errc::unsupported, "preset " + plan.preset->name + " does not take " +
-                                          std::string(describe(f).name));
+  if (auto ok = validate_plan_takes(plan, call.a_dtype, call.b_dtype); !ok) return ok.error();
   const auto& d = module->gpu->api;
   // The data may still be being written by work queued on another stream: wait for all of it
   // before the scalars are read (the reads below run on the default stream).
@@ -400,8 +395,7 @@ Result<CudaRunStats> emulate_cuda_resident(const Plan& plan, const DeviceScaledM
   const int64_t host_elements = count_flags(run->flags);
   if (host_elements > 0) {
     // The exact path for the flagged elements needs the operands: they come to the host once.
-    const size_t out_bytes =
-        static_cast<size_t>(call.m * call.n) * describe(call.out_dtype).storage_bytes();
+    const size_t out_bytes = output_bytes(call.m, call.n, call.out_dtype);
     const auto a = fetch(call.a, static_cast<size_t>(call.m * call.k));
     const auto b = fetch(call.b, static_cast<size_t>(call.n * call.k));
     std::vector<uint8_t> result = fetch(call.out, out_bytes);
@@ -455,8 +449,7 @@ Result<std::unique_ptr<ResidentCopy>> ResidentCopy::upload(const ScaledMmCall& c
   c.a_dtype = call.a_dtype, c.b_dtype = call.b_dtype, c.out_dtype = call.out_dtype;
   c.use_fast_accum = call.use_fast_accum;
   c.rowwise = call.scale_a.rowwise();
-  const size_t out_bytes =
-      static_cast<size_t>(call.m * call.n) * describe(call.out_dtype).storage_bytes();
+  const size_t out_bytes = output_bytes(call.m, call.n, call.out_dtype);
   for (auto [address, bytes, size] :
        {std::tuple{&c.a, call.a, call.a.size()}, std::tuple{&c.b, call.b, call.b.size()},
         std::tuple{&c.scale_a, bytes_of(call.scale_a.f32_bits), call.scale_a.f32_bits.size() * 4},
@@ -476,8 +469,7 @@ Result<std::unique_ptr<ResidentCopy>> ResidentCopy::upload(const ScaledMmCall& c
 }
 
 Result<std::vector<uint8_t>> ResidentCopy::download_out() const {
-  const size_t out_bytes =
-      static_cast<size_t>(call_.m * call_.n) * describe(call_.out_dtype).storage_bytes();
+  const size_t out_bytes = output_bytes(call_.m, call_.n, call_.out_dtype);
   std::vector<uint8_t> out(out_bytes);
   if (CUresult r = buffers_->api->to_host(out.data(), call_.out, out_bytes); r != CUDA_SUCCESS)
     return Error(Errc::device_unavailable,

@@ -74,17 +74,58 @@ uint64_t physical_memory_bytes() {
 
 }  // namespace
 
+Result<void> validate_extents(int64_t m, int64_t n, int64_t k) {
+  if (m <= 0 || n <= 0 || k <= 0)
+    return Error(Errc::invalid_argument, "m, n and k must be positive (got " + std::to_string(m) +
+                                             ", " + std::to_string(n) + ", " + std::to_string(k) +
+                                             ")");
+  return {};
+}
+
+Result<void> validate_operand_dtypes(Format a, Format b) {
+  for (Format f : {a, b})
+    if (f != Format::f8_e4m3 && f != Format::f8_e5m2)
+      return Error(Errc::invalid_argument,
+                   "operand dtype " + std::string(describe(f).name) + " is not an FP8 format");
+  if (a == Format::f8_e5m2 && b == Format::f8_e5m2)
+    return Error(Errc::invalid_argument, "f8_e5m2 x f8_e5m2 is not supported by torch._scaled_mm");
+  return {};
+}
+
+Result<void> validate_bias_dtype(Format bias) {
+  if (bias != Format::bf16 && bias != Format::f16)
+    return Error(Errc::invalid_argument, "bias must be bf16 or f16");
+  return {};
+}
+
+Result<void> validate_out_dtype(Format out) {
+  switch (out) {
+    case Format::bf16:
+    case Format::f16:
+    case Format::f32:
+    case Format::f8_e4m3:
+    case Format::f8_e5m2:
+      return {};
+    default:
+      return Error(Errc::invalid_argument,
+                   "out dtype " + std::string(describe(out).name) + " is not supported");
+  }
+}
+
+Result<void> validate_plan_takes(const Plan& plan, Format a, Format b) {
+  if (!plan.preset) return Error(Errc::invalid_argument, "the plan has no preset");
+  for (Format f : {a, b})
+    if (!plan.preset->accepts(f))
+      return Error(Errc::unsupported, "preset " + plan.preset->name + " does not take " +
+                                          std::string(describe(f).name));
+  return {};
+}
+
 Result<void> validate(const ScaledMmCall& call) {
   auto fail = [](const std::string& what) { return Error(Errc::invalid_argument, what); };
-  if (call.m <= 0 || call.n <= 0 || call.k <= 0)
-    return fail("m, n and k must be positive (got " + std::to_string(call.m) + ", " +
-                std::to_string(call.n) + ", " + std::to_string(call.k) + ")");
+  if (auto ok = validate_extents(call.m, call.n, call.k); !ok) return ok;
   if (call.n_full != 0 && call.n_full < call.n) return fail("n_full is smaller than n");
-  for (Format f : {call.a_dtype, call.b_dtype})
-    if (f != Format::f8_e4m3 && f != Format::f8_e5m2)
-      return fail("operand dtype " + std::string(describe(f).name) + " is not an FP8 format");
-  if (call.a_dtype == Format::f8_e5m2 && call.b_dtype == Format::f8_e5m2)
-    return fail("f8_e5m2 x f8_e5m2 is not supported by torch._scaled_mm");
+  if (auto ok = validate_operand_dtypes(call.a_dtype, call.b_dtype); !ok) return ok;
   // The output is sized from m x n: its byte count must not wrap (m = n = 2^31 once gave an
   // empty buffer written past its end), and must fit the machine's memory, so that a small input
   // naming a huge output is refused instead of allocated.
@@ -116,32 +157,16 @@ Result<void> validate(const ScaledMmCall& call) {
     return fail("scale_b holds " + std::to_string(call.scale_b.f32_bits.size()) +
                 " values, expected " + std::to_string(want_b));
   if (call.bias) {
-    if (call.bias->format != Format::bf16 && call.bias->format != Format::f16)
-      return fail("bias must be bf16 or f16");
+    if (auto ok = validate_bias_dtype(call.bias->format); !ok) return ok;
     if (call.bias->values.size() != static_cast<size_t>(call.n) * 2)
       return fail("bias must hold n values");
   }
-  switch (call.out_dtype) {
-    case Format::bf16:
-    case Format::f16:
-    case Format::f32:
-    case Format::f8_e4m3:
-    case Format::f8_e5m2:
-      break;
-    default:
-      return fail("out dtype " + std::string(describe(call.out_dtype).name) + " is not supported");
-  }
-  return {};
+  return validate_out_dtype(call.out_dtype);
 }
 
 Result<void> validate_planned_call(const Plan& plan, const ScaledMmCall& call) {
   if (auto ok = validate(call); !ok) return ok;
-  if (!plan.preset) return Error(Errc::invalid_argument, "the plan has no preset");
-  for (Format f : {call.a_dtype, call.b_dtype})
-    if (!plan.preset->accepts(f))
-      return Error(Errc::unsupported, "preset " + plan.preset->name + " does not take " +
-                                          std::string(describe(f).name));
-  return {};
+  return validate_plan_takes(plan, call.a_dtype, call.b_dtype);
 }
 
 Result<std::vector<uint8_t>> emulate_oracle(const Plan& plan, const ScaledMmCall& call,
