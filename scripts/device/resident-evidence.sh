@@ -12,6 +12,7 @@ OUT=${1:?usage: resident-evidence.sh OUT_DIR}
 mkdir -p "$OUT"
 (cd .device && for f in mmaemu resident_call_test; do xz -dkf $f.xz && chmod +x $f; done)
 M=.device/mmaemu
+LT=${CUBLASLT:-/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cu13/lib/libcublasLt.so.13}
 step() {  # name, command...: output to OUT/name.out with the exit status
   local name=$1
   shift
@@ -23,5 +24,5 @@ nvidia-smi -L > "$OUT/info.txt" 2>&1
 $M info >> "$OUT/info.txt" 2>&1
 step resident-test timeout 200 .device/resident_call_test -d yes
 step conform timeout 200 $M conform --backend cuda --calls ${CONFORM_CALLS:-40} --out "$OUT/conform-cuda.json"
-step bench timeout 200 $M bench --shapes ${BENCH_SHAPES:-1024x1024x1024,4096x4096x4096,8192x8192x8192,16x4096x14336,128x28672x8192} \
+step bench timeout 200 $M bench --cublaslt "$LT" --shapes ${BENCH_SHAPES:-1024x1024x1024,4096x4096x4096,8192x8192x8192,16x4096x14336,128x28672x8192} \
   --backends cublaslt,cuda-h4,cuda-h1,cuda-v4,cuda-v9 --repeats 5 --out "$OUT/bench-resident.json"
