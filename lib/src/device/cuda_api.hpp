@@ -30,6 +30,7 @@ struct DriverApi {
   decltype(&cuMemcpyHtoD_v2) to_device;
   decltype(&cuMemcpyDtoH_v2) to_host;
   decltype(&cuMemsetD8_v2) memset8;
+  decltype(&cuMemsetD8Async) memset8_async;
   decltype(&cuCtxSynchronize) synchronize;
   decltype(&cuModuleLoadData) module_load;
   decltype(&cuModuleUnload) module_unload;

@@ -49,6 +49,8 @@ Result<void> validate(const DeviceScaledMmCall& call) {
 #include <bit>
 #include <chrono>
 #include <climits>
+#include <memory>
+#include <mutex>
 #include <tuple>
 
 #include "common/h4_tiling.h"
@@ -184,6 +186,60 @@ struct KernelRun {
   std::vector<uint8_t> flags;  // m x n, nonzero where the host must finish; empty: none flagged
 };
 
+// Device memory the launcher keeps from call to call on GPU 0: the decoded-operand table of each
+// FP8 format (constant: uploaded once) and the per-call scratch (the flags, the special-row marks,
+// the flagged count), grown to the largest call so far. cuMemAlloc and cuMemFree cost tens of
+// microseconds each and cuMemFree waits for the GPU: as much as a small call's kernel. One call at
+// a time holds it (`lock`). Never freed: it lives as long as the process and the driver's
+// context, and a destructor run at exit could call into a driver already unloaded.
+class LaunchScratch {
+ public:
+  enum Slot { fallback, flagged, rows_a, rows_b, slot_count };
+  std::mutex lock;
+
+  static LaunchScratch& of_gpu() {
+    static LaunchScratch* scratch = new LaunchScratch();  // deliberately leaked (above)
+    return *scratch;
+  }
+
+  // The table of `format` on the device, uploaded and synchronised on first use.
+  Result<CUdeviceptr> table(const device::DriverApi& d, Format format) {
+    auto& held = tables_[format == Format::f8_e5m2 ? 1 : 0];
+    if (!held) {
+      auto buffer = std::make_unique<DeviceBuffer>(d, bytes_of(operand_table(format)));
+      if (!buffer->ok())
+        return Error(Errc::device_unavailable, "device memory could not be allocated for the " +
+                                                   std::string(describe(format).name) +
+                                                   " operand table");
+      if (CUresult r = d.synchronize(); r != CUDA_SUCCESS)
+        return Error(Errc::device_unavailable,
+                     "the kernel's tables failed to upload: " + d.describe(r));
+      held = std::move(buffer);
+    }
+    return held->ptr();
+  }
+
+  // At least `bytes` of slot `slot` (its contents undefined).
+  Result<CUdeviceptr> at_least(const device::DriverApi& d, Slot slot, size_t bytes) {
+    if (!buffers_[slot] || sizes_[slot] < bytes) {
+      buffers_[slot].reset();  // freed before the larger one is taken
+      sizes_[slot] = 0;
+      auto buffer = std::make_unique<DeviceBuffer>(d, bytes);
+      if (!buffer->ok())
+        return Error(Errc::device_unavailable,
+                     "device memory could not be allocated (" + std::to_string(bytes) + " bytes)");
+      buffers_[slot] = std::move(buffer);
+      sizes_[slot] = bytes;
+    }
+    return buffers_[slot]->ptr();
+  }
+
+ private:
+  std::unique_ptr<DeviceBuffer> tables_[2];
+  std::unique_ptr<DeviceBuffer> buffers_[slot_count];
+  size_t sizes_[slot_count] = {};
+};
+
 // The special-row pre-pass and the module's kernel over the call, then the flags. The host path
 // and the resident path both run this: one launcher, the same bits.
 Result<KernelRun> launch_module(const PreparedModule& m, const Plan& plan,
@@ -191,31 +247,38 @@ Result<KernelRun> launch_module(const PreparedModule& m, const Plan& plan,
   const auto& d = m.gpu->api;
   const EmulationModule& desc = *m.desc;
   const std::string kernel_name(desc.name);
-  const auto table_a = operand_table(shape.a_dtype);
-  const auto table_b = operand_table(shape.b_dtype);
   const bool rowwise = shape.scale_a.rowwise();
   const size_t elements = static_cast<size_t>(shape.m * shape.n);
-  DeviceBuffer ta(d, bytes_of(table_a)), tb(d, bytes_of(table_b)), fallback(d, elements),
-      flagged(d, sizeof(unsigned)), rows_a(d, static_cast<size_t>(shape.m)),
-      rows_b(d, static_cast<size_t>(shape.n));
-  if (!ta.ok() || !tb.ok() || !fallback.ok() || !flagged.ok() || !rows_a.ok() || !rows_b.ok())
-    return Error(Errc::device_unavailable,
-                 "device memory could not be allocated for a " + std::to_string(shape.m) + "x" +
-                     std::to_string(shape.n) + "x" + std::to_string(shape.k) + " call");
+  LaunchScratch& scratch = LaunchScratch::of_gpu();
+  std::lock_guard<std::mutex> hold(scratch.lock);  // until the flags are read back
+  auto ta = scratch.table(d, shape.a_dtype);
+  if (!ta) return ta.error();
+  auto tb = scratch.table(d, shape.b_dtype);
+  if (!tb) return tb.error();
+  Result<CUdeviceptr> fallback = scratch.at_least(d, LaunchScratch::fallback, elements),
+                      flagged = scratch.at_least(d, LaunchScratch::flagged, sizeof(unsigned)),
+                      rows_a =
+                          scratch.at_least(d, LaunchScratch::rows_a, static_cast<size_t>(shape.m)),
+                      rows_b =
+                          scratch.at_least(d, LaunchScratch::rows_b, static_cast<size_t>(shape.n));
+  for (const auto* buffer : {&fallback, &flagged, &rows_a, &rows_b})
+    if (!*buffer)
+      return Error(Errc::device_unavailable,
+                   "device memory could not be allocated for a " + std::to_string(shape.m) + "x" +
+                       std::to_string(shape.n) + "x" + std::to_string(shape.k) + " call");
   const Preset& p = *plan.preset;
   const Algorithm& alg = plan.algorithm;
   ScaledMmParams params{};
   params.a = reinterpret_cast<const uint8_t*>(in.a);
   params.b = reinterpret_cast<const uint8_t*>(in.b);
-  params.table_a = reinterpret_cast<const DecodedOperand*>(ta.ptr());
-  params.table_b = reinterpret_cast<const DecodedOperand*>(tb.ptr());
+  params.table_a = reinterpret_cast<const DecodedOperand*>(*ta);
+  params.table_b = reinterpret_cast<const DecodedOperand*>(*tb);
   params.scale_a = reinterpret_cast<const uint32_t*>(in.scale_a);
   params.scale_b = reinterpret_cast<const uint32_t*>(in.scale_b);
   params.bias = reinterpret_cast<const float*>(in.bias_f32);
   params.out = reinterpret_cast<uint8_t*>(in.out);
-  params.fallback = reinterpret_cast<uint8_t*>(fallback.ptr());
-  params.flagged = reinterpret_cast<unsigned*>(flagged.ptr());
-  d.memset8(flagged.ptr(), 0, sizeof(unsigned));
+  params.fallback = reinterpret_cast<uint8_t*>(*fallback);
+  params.flagged = reinterpret_cast<unsigned*>(*flagged);
   params.m = shape.m;
   params.n = shape.n;
   params.k = shape.k;
@@ -223,8 +286,8 @@ Result<KernelRun> launch_module(const PreparedModule& m, const Plan& plan,
   params.rowwise = rowwise;
   params.column_first = alg.rowwise_order == RowwiseScaleOrder::column_first;
   params.out_format = format_index(shape.out_dtype);
-  params.special_rows_a = reinterpret_cast<const uint8_t*>(rows_a.ptr());
-  params.special_rows_b = reinterpret_cast<const uint8_t*>(rows_b.ptr());
+  params.special_rows_a = reinterpret_cast<const uint8_t*>(*rows_a);
+  params.special_rows_b = reinterpret_cast<const uint8_t*>(*rows_b);
   params.terms = p.terms_per_step;
   params.alignment_bits = p.alignment_fraction_bits;
   params.product_fraction_bits =
@@ -236,16 +299,15 @@ Result<KernelRun> launch_module(const PreparedModule& m, const Plan& plan,
   params.split_k = plan.split_k;
   params.split_grain = alg.split_k_grain;
   params.late_c = p.accumulator_entry == AccumulatorEntry::late_fp32;
-  // The copies and the memset above ran on the default stream, which a stream created
-  // non-blocking does not wait for: let them finish before launching on the caller's stream.
-  if (in.stream)
-    if (CUresult r = d.synchronize(); r != CUDA_SUCCESS)
-      return Error(Errc::device_unavailable,
-                   "the kernel's tables failed to upload: " + d.describe(r));
+  // The count is cleared on the call's stream, in order with the kernels (the tables went up
+  // synchronised when first taken, the scratch needs no clearing: the kernels write all of it).
+  if (CUresult r = d.memset8_async(*flagged, 0, sizeof(unsigned), in.stream); r != CUDA_SUCCESS)
+    return Error(Errc::device_unavailable,
+                 "the flagged count could not be cleared: " + d.describe(r));
   // The pre-pass: rows of a and of b that hold NaN/Inf codes, one warp per row.
   for (const auto& [codes, rows, format, flags] :
-       {std::tuple{in.a, shape.m, shape.a_dtype, rows_a.ptr()},
-        std::tuple{in.b, shape.n, shape.b_dtype, rows_b.ptr()}}) {
+       {std::tuple{in.a, shape.m, shape.a_dtype, *rows_a},
+        std::tuple{in.b, shape.n, shape.b_dtype, *rows_b}}) {
     CUdeviceptr codes_ptr = codes, flags_ptr = flags;
     long long row_count = rows, k = shape.k;
     int e5m2 = format == Format::f8_e5m2;
@@ -297,10 +359,10 @@ Result<KernelRun> launch_module(const PreparedModule& m, const Plan& plan,
   run.kernel_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - launched).count();
   unsigned flagged_count = 0;
-  d.to_host(&flagged_count, flagged.ptr(), sizeof flagged_count);
+  d.to_host(&flagged_count, *flagged, sizeof flagged_count);
   if (flagged_count > 0) {
     run.flags.resize(elements);
-    d.to_host(run.flags.data(), fallback.ptr(), elements);
+    d.to_host(run.flags.data(), *fallback, elements);
   }
   return run;
 }
