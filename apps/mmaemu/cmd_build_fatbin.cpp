@@ -123,10 +123,12 @@ Result<std::vector<std::string>> architecture_problems(const std::string& cuobjd
 }
 
 // Instructions that would break bit-exactness if a kernel's PTX held them: contracted
-// multiply-adds, approximate or flushing arithmetic, approximate division.
+// multiply-adds (contraction makes fma.rn; a multiply-add rounded toward zero or toward an
+// infinity comes only from its intrinsic, written on purpose: v9's truncated terms), approximate
+// or flushing arithmetic, approximate division.
 const std::vector<std::pair<std::regex, std::string>>& forbidden_ptx() {
   static const std::vector<std::pair<std::regex, std::string>> rules = {
-      {std::regex(R"(^\s*(@!?%p\d+\s+)?(fma|mad)(\.\w+)*\.f(16|32|64)\b)"),
+      {std::regex(R"(^\s*(@!?%p\d+\s+)?(fma|mad)(?!\.r[zmp]\b)(\.\w+)*\.f(16|32|64)\b)"),
        "a floating-point multiply-add"},
       {std::regex(R"(\.approx\b)"), "an approximate instruction"},
       {std::regex(R"(\.ftz\b)"), "subnormal flushing (.ftz)"},

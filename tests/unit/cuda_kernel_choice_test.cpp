@@ -5,7 +5,7 @@
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
-#include "common/integer_step.h"
+#include "common/float_terms.h"
 #include "mmaemu/emulate.hpp"
 #include "mmaemu/preset.hpp"
 #include "mmaemu/profile.hpp"
@@ -148,7 +148,7 @@ TEST_CASE("one descriptor per kernel module: names, backends, launch and the mod
   CHECK(pick(fused, Backend::cuda, 9, 0).find("no CUDA kernel module covers") != std::string::npos);
 }
 
-TEST_CASE("v9 takes the presets whose step sums fit 32-bit integers, and only when named",
+TEST_CASE("v9 takes the presets whose step terms fit FP32 exactly, and only when named",
           "[cuda][choice]") {
   const HopperCall hopper;
   Plan plan = hopper.plan;
@@ -159,10 +159,18 @@ TEST_CASE("v9 takes the presets whose step sums fit 32-bit integers, and only wh
   CHECK(v9->covers(plan, hopper.call, 8, 0, &why));  // the Hopper step: 32 terms, 13 bits
   plan.preset = find_preset("ada_fp8_mma_k32");
   CHECK(v9->covers(plan, hopper.call, 8, 9, &why));
+  // A 32-term step in a 22-bit window: its sums fit an int (v4's narrow sums would take it), but
+  // a term reaches 2^24, past FP32's exact integers.
+  Preset wide = *find_preset("hopper_fp8_wgmma_k32");
+  wide.alignment_fraction_bits = 22;
+  plan.preset = &wide;
+  CHECK(narrow_sum_fits(wide.alignment_fraction_bits, wide.terms_per_step));
+  CHECK_FALSE(v9->covers(plan, hopper.call, 9, 0, &why));
+  CHECK(why.find("24 bits") != std::string::npos);
   // A 16-term step in a 25-bit window: up to 17 x 2^27 per sum, past an int.
   plan.preset = find_preset("blackwell_f16_mma_k16");
   REQUIRE(plan.preset);
-  CHECK_FALSE(narrow_sum_fits(plan.preset->alignment_fraction_bits, plan.preset->terms_per_step));
+  CHECK_FALSE(float_sum_fits(plan.preset->alignment_fraction_bits, plan.preset->terms_per_step));
   CHECK_FALSE(v9->covers(plan, hopper.call, 9, 0, &why));
   CHECK(why.find("v4 takes it") != std::string::npos);
   for (int major : {7, 8, 9}) {

@@ -8,6 +8,8 @@
 
 #include <random>
 
+#include "common/float_terms.h"
+#include "cpu/fp8_codes.hpp"
 #include "cpu/lane_step.hpp"
 #include "mmaemu/emulate.hpp"
 #include "mmaemu/exact.hpp"
@@ -308,4 +310,99 @@ TEST_CASE("the fast path's lanes step equals the kernels' integer step lane by l
   INFO(flagged << " flagged lanes, " << compared << " compared");
   CHECK(flagged > 1000);
   CHECK(compared > 40000);
+}
+
+// v9's step (kernels/common/float_terms.h: the terms made and summed in FP32) against the integer
+// step v4 runs, element by element: decoded codes of every FP8 pair (zeros, subnormals and the
+// largest values included; NaN and Inf rows go to the host and are left out), n from 1 to the
+// step's terms, c from zero through subnormals to the largest finite f32 (results that need the
+// exact encoder must be flagged alike), both ways of entering c, two exponent floors, and steps of
+// equal products of one sign (the largest sums the window allows).
+TEST_CASE("v9's FP32 terms step equals the kernels' integer step", "[fast][conformance]") {
+  std::mt19937 rng(91);
+  int64_t flagged = 0, compared = 0, nonzero = 0;
+  const Format formats[] = {Format::f8_e4m3, Format::f8_e5m2};
+  for (int trial = 0; trial < 60000; ++trial) {
+    const Format fa = formats[trial % 2], fb = formats[(trial / 2) % 2];
+    LaneTestModel model;
+    model.terms = trial % 5 == 4 ? 16 : 32;  // the Ada step too
+    model.product_fraction_bits = describe(fa).fraction_bits + describe(fb).fraction_bits;
+    model.late_c = trial % 7 == 3;
+    model.exponent_floor = trial % 3 == 0 ? -133 : -1000;
+    REQUIRE(float_sum_fits(model.alignment_bits, model.terms));
+    const auto codes_a = decode_fp8_codes(fa), codes_b = decode_fp8_codes(fb);
+    const int n = 1 + static_cast<int>(rng() % static_cast<unsigned>(model.terms));
+    struct Op {
+      int16_t significand, exponent;
+    };
+    std::vector<Op> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
+    const bool equal_terms = trial % 11 == 5;
+    const bool largest = rng() % 2;  // the largest finite code, or the least subnormal
+    for (int i = 0; i < n; ++i) {
+      const auto draw = [&](const std::array<Fp8Code, 256>& codes, Format f, Op& op) {
+        const uint32_t fixed = !largest ? 0x01u : f == Format::f8_e5m2 ? 0x7Bu : 0x7Eu;
+        Fp8Code d;
+        do {
+          uint32_t code = rng() % 256;
+          if (equal_terms)
+            code = fixed;
+          else if (rng() % 6 == 0)
+            code &= 0x80u;  // a zero
+          d = codes[code];
+        } while (d.special);
+        op = {d.significand, d.exponent};
+      };
+      draw(codes_a, fa, a[static_cast<size_t>(i)]);
+      draw(codes_b, fb, b[static_cast<size_t>(i)]);
+    }
+    uint32_t c = 0;
+    const uint32_t sign = (rng() % 2) << 31;
+    switch (rng() % 6) {
+      case 0:
+        break;
+      case 1:
+        c = sign | static_cast<uint32_t>(rng() % 0x800000u);  // subnormal
+        break;
+      case 2:
+        c = sign | (0x7F7FFFFFu - static_cast<uint32_t>(rng() % 0x1000000u));
+        break;
+      case 3:  // near the products' own exponents
+        c = sign | static_cast<uint32_t>((100 + rng() % 60) << 23 | (rng() % 0x800000u));
+        break;
+      default:
+        c = sign | static_cast<uint32_t>(rng() % 0x7F800000u);
+        break;
+    }
+    bool integer_flag = false, float_flag = false;
+    const auto flag_with = [](bool& f) {
+      return [&f](bool, unsigned long long, int) -> uint32_t {
+        f = true;
+        return 0;
+      };
+    };
+    const auto a_at = [&](int i) { return a[static_cast<size_t>(i)]; };
+    const auto b_at = [&](int i) { return b[static_cast<size_t>(i)]; };
+    const uint32_t expected =
+        block_step<long long>(model, a_at, b_at, n, c, flag_with(integer_flag));
+    uint32_t got;
+    if (model.late_c) {
+      const uint32_t block = float_terms_step(model, a_at, b_at, n, 0u, flag_with(float_flag));
+      got = bits_of_float(add_f32_rn(float_from_bits(block), float_from_bits(c)));
+    } else {
+      got = float_terms_step(model, a_at, b_at, n, c, flag_with(float_flag));
+    }
+    INFO("trial " << trial << " n " << n << " c " << std::hex << c);
+    CHECK(float_flag == integer_flag);
+    if (integer_flag) {
+      ++flagged;
+      continue;
+    }
+    ++compared;
+    nonzero += expected != 0;
+    CHECK(got == expected);
+  }
+  INFO(flagged << " flagged, " << compared << " compared, " << nonzero << " nonzero");
+  CHECK(flagged > 100);
+  CHECK(compared > 50000);
+  CHECK(nonzero > 45000);
 }

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "common/float_terms.h"
 #include "common/h4_tiling.h"
-#include "common/integer_step.h"
 #include "mmaemu/preset.hpp"
 
 namespace mmaemu {
@@ -55,11 +55,11 @@ bool v4_covers(const Plan& plan, const ScaledMmCall& call, int major, int minor,
 bool v9_covers(const Plan& plan, const ScaledMmCall& call, int major, int minor, std::string* why) {
   std::string reason;
   if (!v4_covers(plan, call, major, minor, &reason)) {
-  } else if (!narrow_sum_fits(plan.preset->alignment_fraction_bits, plan.preset->terms_per_step)) {
-    reason = "v9 sums a step in 32-bit integers: " + plan.preset->name + "'s " +
+  } else if (!float_sum_fits(plan.preset->alignment_fraction_bits, plan.preset->terms_per_step)) {
+    reason = "v9 makes and sums a step's terms in FP32: " + plan.preset->name + "'s " +
              std::to_string(plan.preset->terms_per_step) + " terms in a " +
              std::to_string(plan.preset->alignment_fraction_bits) +
-             "-bit window do not fit (v4 takes it)";
+             "-bit window do not fit its 24 bits (v4 takes it)";
   }
   return report(reason, why);
 }
@@ -115,8 +115,8 @@ constexpr EmulationModule kModules[] = {
      LaunchShape::tiles_128_linear, static_cast<unsigned>(kH4SharedBytes), h4_covers, 1},
     // Not ranked: `cuda` picks v9 once conform on a GPU has shown it equal to the oracle.
     {"v9", "cuda-v9", Backend::cuda_v9, "v9_scaled_mm.cu",
-     "v4 with the step's sums in 32-bit integers where they fit (not picked by cuda yet)", false,
-     256, LaunchShape::tiles_64, 0, v9_covers, 0},
+     "v4's step with its terms in FP32, register-blocked (not picked by cuda yet)", false, 256,
+     LaunchShape::tiles_64, 0, v9_covers, 0},
 };
 
 }  // namespace
