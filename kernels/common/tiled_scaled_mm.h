@@ -1,7 +1,7 @@
-// The tiled CUDA-core kernel, one source for v4 and v9, which include it with the kernel's name
-// (MMAEMU_TILED_KERNEL) and the step's sum type (MMAEMU_STEP_SUM: long long for v4; int for v9,
-// where narrow_sum_fits) defined. A macro rather than a template, so that v4's code, which conform
-// validated on the GPUs, compiles to the same PTX as before v9 shared it. A block of 16 x 16
+// The tiled CUDA-core kernel v4 includes with the kernel's name (MMAEMU_TILED_KERNEL) and the
+// step's sum type (MMAEMU_STEP_SUM: long long; int where narrow_sum_fits) defined. A macro rather
+// than a template, so that v4's code, which conform validated on the GPUs, compiles to the same PTX
+// as before it moved here (v9, its successor, has its own loop: kernels/v9). A block of 16 x 16
 // threads computes 64 x 64 outputs, 4 x 4 per thread (rows ty + 16r, columns tx + 16c); for each
 // step the block decodes the step's 64 rows of A and of B once into shared memory (padded rows: no
 // bank conflicts), and every thread runs the integer step (integer_step.h) for its 16 elements
