@@ -219,15 +219,13 @@ class LaunchScratch {
     return held->ptr();
   }
 
-  // At least `bytes` of slot `slot` (its contents undefined).
-  Result<CUdeviceptr> at_least(const device::DriverApi& d, Slot slot, size_t bytes) {
+  // At least `bytes` of slot `slot` (its contents undefined); 0 where it cannot be allocated.
+  CUdeviceptr at_least(const device::DriverApi& d, Slot slot, size_t bytes) {
     if (!buffers_[slot] || sizes_[slot] < bytes) {
       buffers_[slot].reset();  // freed before the larger one is taken
       sizes_[slot] = 0;
       auto buffer = std::make_unique<DeviceBuffer>(d, bytes);
-      if (!buffer->ok())
-        return Error(Errc::device_unavailable,
-                     "device memory could not be allocated (" + std::to_string(bytes) + " bytes)");
+      if (!buffer->ok()) return 0;
       buffers_[slot] = std::move(buffer);
       sizes_[slot] = bytes;
     }
@@ -255,17 +253,16 @@ Result<KernelRun> launch_module(const PreparedModule& m, const Plan& plan,
   if (!ta) return ta.error();
   auto tb = scratch.table(d, shape.b_dtype);
   if (!tb) return tb.error();
-  Result<CUdeviceptr> fallback = scratch.at_least(d, LaunchScratch::fallback, elements),
-                      flagged = scratch.at_least(d, LaunchScratch::flagged, sizeof(unsigned)),
-                      rows_a =
-                          scratch.at_least(d, LaunchScratch::rows_a, static_cast<size_t>(shape.m)),
-                      rows_b =
-                          scratch.at_least(d, LaunchScratch::rows_b, static_cast<size_t>(shape.n));
-  for (const auto* buffer : {&fallback, &flagged, &rows_a, &rows_b})
-    if (!*buffer)
-      return Error(Errc::device_unavailable,
-                   "device memory could not be allocated for a " + std::to_string(shape.m) + "x" +
-                       std::to_string(shape.n) + "x" + std::to_string(shape.k) + " call");
+  const CUdeviceptr fallback = scratch.at_least(d, LaunchScratch::fallback, elements),
+                    flagged = scratch.at_least(d, LaunchScratch::flagged, sizeof(unsigned)),
+                    rows_a =
+                        scratch.at_least(d, LaunchScratch::rows_a, static_cast<size_t>(shape.m)),
+                    rows_b =
+                        scratch.at_least(d, LaunchScratch::rows_b, static_cast<size_t>(shape.n));
+  if (!fallback || !flagged || !rows_a || !rows_b)
+    return Error(Errc::device_unavailable,
+                 "device memory could not be allocated for a " + std::to_string(shape.m) + "x" +
+                     std::to_string(shape.n) + "x" + std::to_string(shape.k) + " call");
   const Preset& p = *plan.preset;
   const Algorithm& alg = plan.algorithm;
   ScaledMmParams params{};
@@ -277,8 +274,8 @@ Result<KernelRun> launch_module(const PreparedModule& m, const Plan& plan,
   params.scale_b = reinterpret_cast<const uint32_t*>(in.scale_b);
   params.bias = reinterpret_cast<const float*>(in.bias_f32);
   params.out = reinterpret_cast<uint8_t*>(in.out);
-  params.fallback = reinterpret_cast<uint8_t*>(*fallback);
-  params.flagged = reinterpret_cast<unsigned*>(*flagged);
+  params.fallback = reinterpret_cast<uint8_t*>(fallback);
+  params.flagged = reinterpret_cast<unsigned*>(flagged);
   params.m = shape.m;
   params.n = shape.n;
   params.k = shape.k;
@@ -286,8 +283,8 @@ Result<KernelRun> launch_module(const PreparedModule& m, const Plan& plan,
   params.rowwise = rowwise;
   params.column_first = alg.rowwise_order == RowwiseScaleOrder::column_first;
   params.out_format = format_index(shape.out_dtype);
-  params.special_rows_a = reinterpret_cast<const uint8_t*>(*rows_a);
-  params.special_rows_b = reinterpret_cast<const uint8_t*>(*rows_b);
+  params.special_rows_a = reinterpret_cast<const uint8_t*>(rows_a);
+  params.special_rows_b = reinterpret_cast<const uint8_t*>(rows_b);
   params.terms = p.terms_per_step;
   params.alignment_bits = p.alignment_fraction_bits;
   params.product_fraction_bits =
@@ -301,13 +298,13 @@ Result<KernelRun> launch_module(const PreparedModule& m, const Plan& plan,
   params.late_c = p.accumulator_entry == AccumulatorEntry::late_fp32;
   // The count is cleared on the call's stream, in order with the kernels (the tables went up
   // synchronised when first taken, the scratch needs no clearing: the kernels write all of it).
-  if (CUresult r = d.memset8_async(*flagged, 0, sizeof(unsigned), in.stream); r != CUDA_SUCCESS)
+  if (CUresult r = d.memset8_async(flagged, 0, sizeof(unsigned), in.stream); r != CUDA_SUCCESS)
     return Error(Errc::device_unavailable,
                  "the flagged count could not be cleared: " + d.describe(r));
   // The pre-pass: rows of a and of b that hold NaN/Inf codes, one warp per row.
   for (const auto& [codes, rows, format, flags] :
-       {std::tuple{in.a, shape.m, shape.a_dtype, *rows_a},
-        std::tuple{in.b, shape.n, shape.b_dtype, *rows_b}}) {
+       {std::tuple{in.a, shape.m, shape.a_dtype, rows_a},
+        std::tuple{in.b, shape.n, shape.b_dtype, rows_b}}) {
     CUdeviceptr codes_ptr = codes, flags_ptr = flags;
     long long row_count = rows, k = shape.k;
     int e5m2 = format == Format::f8_e5m2;
@@ -359,10 +356,10 @@ Result<KernelRun> launch_module(const PreparedModule& m, const Plan& plan,
   run.kernel_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - launched).count();
   unsigned flagged_count = 0;
-  d.to_host(&flagged_count, *flagged, sizeof flagged_count);
+  d.to_host(&flagged_count, flagged, sizeof flagged_count);
   if (flagged_count > 0) {
     run.flags.resize(elements);
-    d.to_host(run.flags.data(), *fallback, elements);
+    d.to_host(run.flags.data(), fallback, elements);
   }
   return run;
 }
