@@ -23,6 +23,18 @@
 #define MMAEMU_H4_WGMMA 1
 #endif
 
+// Timing anatomy only (scripts/device/h4-anatomy): a build may leave out the copies, the steps or
+// the output stores to time the rest. The module's fatbin defines none of these (all parts in).
+#ifndef MMAEMU_H4_COPIES
+#define MMAEMU_H4_COPIES 1
+#endif
+#ifndef MMAEMU_H4_STEPS
+#define MMAEMU_H4_STEPS 1
+#endif
+#ifndef MMAEMU_H4_STORES
+#define MMAEMU_H4_STORES 1
+#endif
+
 namespace {
 
 constexpr int kStepK = 32;                        // K of one wgmma
@@ -72,6 +84,7 @@ __device__ inline SlabCopier slab_copier(const ScaledMmParams& p, long long row0
 // K or past the last row are zero-filled (K is a multiple of 16: a piece is all in or all out).
 __device__ inline void load_slab(const ScaledMmParams& p, const SlabCopier& c, uint32_t stage_base,
                                  int slab) {
+  if (!MMAEMU_H4_COPIES) return;
   const long long offset = static_cast<long long>(slab) * kH4SlabK;
   const bool k_in = c.column + offset < p.k;
 #pragma unroll
@@ -131,6 +144,7 @@ __device__ inline void wgmma_step(float (&d)[64], uint64_t da, uint64_t db, int 
 template <int Pair>
 __device__ inline void slab_steps(float (&d)[64], uint32_t stage, int group, int steps,
                                   bool block_start) {
+  if (!MMAEMU_H4_STEPS) return;
   fence_registers(d);
   const uint32_t a = stage + group * (kSubTileA / 2), b = stage + kBOffset;
   if (steps == kStepsPerSlab) {  // every slab but perhaps the last
@@ -250,6 +264,8 @@ __device__ void h4_tile(const ScaledMmParams& p) {
   for (int r = 0; r < 64; ++r) {
     const long long i = row0 + group * 64 + warp * 16 + (lane >> 2) + 8 * ((r >> 1) & 1);
     const long long j = col0 + 8 * (r >> 2) + 2 * (lane & 3) + (r & 1);
+    // Left out (anatomy), a store the compiler cannot prove dead keeps the work before it.
+    if (!MMAEMU_H4_STORES && partial[r] != -1.5e-38f) continue;
     if (i < p.m && j < p.n)
       store_element(p, i, j, partial[r], p.special_rows_a[i] | p.special_rows_b[j]);
   }

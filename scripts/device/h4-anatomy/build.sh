@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Builds the h4 timing anatomy (h4_anatomy.cu) into OUT_DIR: one executable per variant, each
+# with one part of the kernel left out. Needs nvcc (13.0); runs on an sm_90 GPU.
+#   scripts/device/h4-anatomy/build.sh OUT_DIR
+set -eu
+OUT=${1:?usage: build.sh OUT_DIR}
+HERE=$(cd "$(dirname "$0")" && pwd)
+NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
+mkdir -p "$OUT"
+build() {  # variant name, defines...
+  local name=$1
+  shift
+  "$NVCC" -std=c++17 -O3 -arch=sm_90a -fmad=false -I"$HERE/../../../kernels/common" \
+    -DVARIANT="\"$name\"" "$@" -o "$OUT/h4-anatomy-$name" "$HERE/h4_anatomy.cu" 2>&1 |
+    grep -v "C751[79]" || true
+}
+build full &
+build no-copies -DMMAEMU_H4_COPIES=0 &
+build no-steps -DMMAEMU_H4_STEPS=0 &
+build no-stores -DMMAEMU_H4_STORES=0 &
+build steps-only -DMMAEMU_H4_COPIES=0 -DMMAEMU_H4_STORES=0 &
+build skeleton -DMMAEMU_H4_COPIES=0 -DMMAEMU_H4_STEPS=0 -DMMAEMU_H4_STORES=0 &
+wait
+ls "$OUT"/h4-anatomy-* > /dev/null
