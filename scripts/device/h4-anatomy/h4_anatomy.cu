@@ -61,8 +61,8 @@ static void run(long long m, long long n, long long k, int repeats) {
   p.single_chain = 0, p.promotion_interval = 128, p.split_k = 1;
   CHECK(cudaFuncSetAttribute(h4_scaled_mm_e4m3_e4m3, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              kH4SharedBytes));
-  const unsigned tiles = static_cast<unsigned>(((m + kH4TileM - 1) / kH4TileM) *
-                                               ((n + kH4TileN - 1) / kH4TileN));
+  const unsigned tiles =
+      static_cast<unsigned>(((m + kH4TileM - 1) / kH4TileM) * ((n + kH4TileN - 1) / kH4TileN));
   cudaEvent_t start, stop;
   CHECK(cudaEventCreate(&start));
   CHECK(cudaEventCreate(&stop));
