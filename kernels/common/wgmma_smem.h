@@ -18,6 +18,15 @@ __device__ inline uint64_t descriptor(uint32_t address) {
          (static_cast<uint64_t>(256 >> 4) << 32);
 }
 
+// The descriptor of a K-major operand stored with the 128-byte swizzle (rows of 128 bytes,
+// eight-row groups 1024 bytes apart: SBO 1024; LBO unused for K-major swizzled layouts, set to 1 by
+// convention; layout type 1 in bits 62-63). The address may start inside a row (the K offset of a
+// step); the groups must be 1024-byte aligned.
+__device__ inline uint64_t swizzled_descriptor(uint32_t address) {
+  return static_cast<uint64_t>((address >> 4) & 0x3FFF) | (static_cast<uint64_t>(1) << 16) |
+         (static_cast<uint64_t>(1024 >> 4) << 32) | (static_cast<uint64_t>(1) << 62);
+}
+
 // The byte offset of (row, byte k of a 32-byte step) in that layout.
 __device__ inline int core_matrix_offset(int row, int k) {
   return ((row >> 3) * 2 + (k >> 4)) * 128 + (row & 7) * 16 + (k & 15);

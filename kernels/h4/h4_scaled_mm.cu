@@ -34,6 +34,12 @@
 #ifndef MMAEMU_H4_STORES
 #define MMAEMU_H4_STORES 1
 #endif
+// Candidate (scripts/device/h4-anatomy, variant "swizzle"): each stage's operands row-major with
+// the 128-byte swizzle (row r at 128 r, its 16-byte piece c at piece c ^ (r % 8)), copied a whole
+// 128-byte row per eight lanes, read by wgmma through swizzled descriptors.
+#ifndef MMAEMU_H4_SWIZZLE
+#define MMAEMU_H4_SWIZZLE 0
+#endif
 
 namespace {
 
@@ -63,6 +69,27 @@ struct SlabCopier {
   unsigned rows_in;  // bit u: A row u inside; bit 4 + u: B row u inside
 };
 
+#if MMAEMU_H4_SWIZZLE
+__device__ inline SlabCopier slab_copier(const ScaledMmParams& p, long long row0, long long col0) {
+  // Thread t copies piece t % 8 of rows t / 8 + 32 u (u = 0..3) of A and of B: a warp reads four
+  // whole 128-byte rows and writes each into all 32 banks once.
+  const int piece = threadIdx.x & 7, r = threadIdx.x >> 3;
+  SlabCopier c;
+  c.column = piece * 16;
+  c.a = p.a + (row0 + r) * p.k + c.column;
+  c.b = p.b + (col0 + r) * p.k + c.column;
+  c.stride = 32 * p.k;
+  c.dst = r * 128 + ((piece ^ (r & 7)) << 4);
+  c.rows_in = 0;
+  for (int u = 0; u < 4; ++u) {
+    if (row0 + r + 32 * u < p.m) c.rows_in |= 1u << u;
+    if (col0 + r + 32 * u < p.n) c.rows_in |= 16u << u;
+  }
+  return c;
+}
+// Rows 32 apart are 4 KiB apart, the swizzle pattern unchanged (it repeats every 8 rows).
+constexpr int kRowsApartBytes = 32 * 128;
+#else
 __device__ inline SlabCopier slab_copier(const ScaledMmParams& p, long long row0, long long col0) {
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int step = warp & 3, half = lane >> 4, r = (warp >> 2) * 16 + (lane & 15);
@@ -80,6 +107,10 @@ __device__ inline SlabCopier slab_copier(const ScaledMmParams& p, long long row0
   return c;
 }
 
+// Rows 32 apart are four core-matrix row groups (4 x 256 bytes) apart.
+constexpr int kRowsApartBytes = 1024;
+#endif
+
 // Starts the copies of slab `slab` (K from slab * 128) into the stage at `stage_base`; pieces past
 // K or past the last row are zero-filled (K is a multiple of 16: a piece is all in or all out).
 __device__ inline void load_slab(const ScaledMmParams& p, const SlabCopier& c, uint32_t stage_base,
@@ -93,8 +124,7 @@ __device__ inline void load_slab(const ScaledMmParams& p, const SlabCopier& c, u
     const int v = u & 3;
     const bool inside = k_in && (c.rows_in >> u & 1u);
     const uint8_t* src = inside ? (is_b ? c.b : c.a) + offset + v * c.stride : p.a;
-    // Rows 32 apart are four core-matrix row groups (4 x 256 bytes) apart.
-    const uint32_t dst = stage_base + (is_b ? kBOffset : 0) + c.dst + v * 1024;
+    const uint32_t dst = stage_base + (is_b ? kBOffset : 0) + c.dst + v * kRowsApartBytes;
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src),
                  "r"(inside ? 16 : 0)
                  : "memory");
@@ -146,17 +176,28 @@ __device__ inline void slab_steps(float (&d)[64], uint32_t stage, int group, int
                                   bool block_start) {
   if (!MMAEMU_H4_STEPS) return;
   fence_registers(d);
+#if MMAEMU_H4_SWIZZLE
+  // Step q reads bytes 32q.. of each 128-byte row: the descriptor starts 32q bytes in, and the
+  // hardware applies the swizzle to the address it forms.
+  const uint32_t a = stage + group * (kSubTileA / 2) * kStepsPerSlab, b = stage + kBOffset;
+  constexpr int kStepA = kStepK, kStepB = kStepK;
+#define MMAEMU_H4_DESCRIPTOR swizzled_descriptor
+#else
   const uint32_t a = stage + group * (kSubTileA / 2), b = stage + kBOffset;
+  constexpr int kStepA = kSubTileA, kStepB = kSubTileB;
+#define MMAEMU_H4_DESCRIPTOR descriptor
+#endif
   if (steps == kStepsPerSlab) {  // every slab but perhaps the last
 #pragma unroll
     for (int q = 0; q < kStepsPerSlab; ++q)
-      wgmma_step<Pair>(d, descriptor(a + q * kSubTileA), descriptor(b + q * kSubTileB),
-                       block_start && q == 0 ? 0 : 1);
+      wgmma_step<Pair>(d, MMAEMU_H4_DESCRIPTOR(a + q * kStepA),
+                       MMAEMU_H4_DESCRIPTOR(b + q * kStepB), block_start && q == 0 ? 0 : 1);
   } else {
     for (int q = 0; q < steps; ++q)
-      wgmma_step<Pair>(d, descriptor(a + q * kSubTileA), descriptor(b + q * kSubTileB),
-                       block_start && q == 0 ? 0 : 1);
+      wgmma_step<Pair>(d, MMAEMU_H4_DESCRIPTOR(a + q * kStepA),
+                       MMAEMU_H4_DESCRIPTOR(b + q * kStepB), block_start && q == 0 ? 0 : 1);
   }
+#undef MMAEMU_H4_DESCRIPTOR
   fence_registers(d);
 }
 
@@ -216,6 +257,9 @@ __device__ void h4_tile(const ScaledMmParams& p) {
   const SlabCopier copier = slab_copier(p, row0, col0);
   Ring ring{shared_address(ring_memory), 0, static_cast<int>((p.k + kH4SlabK - 1) / kH4SlabK), 0,
             kAhead};
+#if MMAEMU_H4_SWIZZLE
+  if (ring.base & 1023) __trap();  // the swizzle pattern needs 1024-byte aligned stages
+#endif
   for (int s = 0; s < kAhead; ++s) {
     if (s < ring.slabs) load_slab(p, copier, ring.base + s * kH4StageBytes, s);
     asm volatile("cp.async.commit_group;" ::: "memory");

@@ -19,6 +19,8 @@ build no-copies -DMMAEMU_H4_COPIES=0 &
 build no-steps -DMMAEMU_H4_STEPS=0 &
 build no-stores -DMMAEMU_H4_STORES=0 &
 build steps-only -DMMAEMU_H4_COPIES=0 -DMMAEMU_H4_STORES=0 &
+build swizzle -DMMAEMU_H4_SWIZZLE=1 &
+build swizzle-no-stores -DMMAEMU_H4_SWIZZLE=1 -DMMAEMU_H4_STORES=0 &
 build skeleton -DMMAEMU_H4_COPIES=0 -DMMAEMU_H4_STEPS=0 -DMMAEMU_H4_STORES=0 &
 wait
 ls "$OUT"/h4-anatomy-* > /dev/null
