@@ -27,10 +27,15 @@ __device__ inline uint32_t output_bits(int format, float y, bool& flag) {
   }
 }
 
-// Scales, bias and conversion of element (i, j) whose FP32 sum is `total`; stores the output and
-// the host-fallback flag (set by the caller for rows with NaN/Inf, or here for FP8 infinities).
-__device__ inline void store_element(const ScaledMmParams& p, long long i, long long j, float total,
-                                     bool flag) {
+// Bytes of one output element in out_format.
+__device__ inline int output_bytes(int format) {
+  return format == 0 ? 4 : format <= 2 ? 2 : 1;
+}
+
+// Scales, bias and conversion of element (i, j) whose FP32 sum is `total`: its output bits (the
+// low output_bytes of them); sets `flag` for FP8 outputs of an infinity.
+__device__ inline uint32_t element_bits(const ScaledMmParams& p, long long i, long long j,
+                                        float total, bool& flag) {
   float y;
   if (!p.rowwise) {
     y = __fmul_rn(total, p.alpha);
@@ -39,9 +44,16 @@ __device__ inline void store_element(const ScaledMmParams& p, long long i, long 
     y = p.column_first ? __fmul_rn(__fmul_rn(total, sb), sa) : __fmul_rn(__fmul_rn(total, sa), sb);
   }
   if (p.bias) y = __fadd_rn(y, p.bias[j]);
-  const uint32_t bits = output_bits(p.out_format, y, flag);
+  return output_bits(p.out_format, y, flag);
+}
+
+// Stores element (i, j) and its host-fallback flag (set by the caller for rows with NaN/Inf, or by
+// element_bits for FP8 infinities).
+__device__ inline void store_element(const ScaledMmParams& p, long long i, long long j, float total,
+                                     bool flag) {
+  const uint32_t bits = element_bits(p, i, j, total, flag);
   const long long index = i * p.n + j;
-  const int bytes = p.out_format == 0 ? 4 : p.out_format <= 2 ? 2 : 1;
+  const int bytes = output_bytes(p.out_format);
   for (int q = 0; q < bytes; ++q) p.out[index * bytes + q] = static_cast<uint8_t>(bits >> (8 * q));
   p.fallback[index] = flag;
   if (flag) atomicAdd(p.flagged, 1u);

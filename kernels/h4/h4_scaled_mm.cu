@@ -40,6 +40,11 @@
 #ifndef MMAEMU_H4_SWIZZLE
 #define MMAEMU_H4_SWIZZLE 0
 #endif
+// Candidate (variant "staged"): the tile's outputs and flags converted into the ring's shared
+// memory, then written out in 16-byte pieces, whole rows per warp.
+#ifndef MMAEMU_H4_STAGED_STORES
+#define MMAEMU_H4_STAGED_STORES 0
+#endif
 
 namespace {
 
@@ -241,6 +246,78 @@ __device__ inline void slab_iteration(const ScaledMmParams& p, const SlabCopier&
   ring.fill = ring.fill + 1 == kH4Stages ? 0 : ring.fill + 1;
 }
 
+#if MMAEMU_H4_STAGED_STORES
+// 16- and 8-byte stores without CUDA's vector types (NVRTC builds this without headers).
+struct alignas(16) Piece16 {
+  uint32_t word[4];
+};
+struct alignas(8) Piece8 {
+  uint32_t word[2];
+};
+
+// Copies rows of a staged tile (row_stride bytes apart in shared memory, `bytes` per element) to
+// the m x n array at `out`: 16-byte pieces where the destination allows, else byte by byte.
+__device__ inline void copy_rows_out(const uint8_t* staged, int row_stride, int bytes, uint8_t* out,
+                                     long long m, long long n, long long row0, long long col0) {
+  const int pieces = kH4TileN * bytes / 16;
+  const bool whole = (n * bytes) % 16 == 0 && reinterpret_cast<unsigned long long>(out) % 16 == 0;
+  for (int x = threadIdx.x; x < kH4TileM * pieces; x += blockDim.x) {
+    const int li = x / pieces, c = x % pieces;
+    const long long i = row0 + li, j = col0 + c * 16 / bytes;
+    if (i >= m || j >= n) continue;
+    const uint8_t* src = staged + li * row_stride + c * 16;
+    uint8_t* dst = out + (i * n + j) * bytes;
+    if (whole && j + 16 / bytes <= n) {
+      *reinterpret_cast<Piece16*>(dst) = *reinterpret_cast<const Piece16*>(src);
+    } else {
+      for (int q = 0; q < 16 && j + q / bytes < n; ++q) dst[q] = src[q];
+    }
+  }
+}
+
+// The epilogue through shared memory: each thread converts its fragment's elements in column
+// pairs into the ring (rows padded by 16 bytes, so that a warp's stores hit every bank once), and
+// the block then writes whole rows out.
+__device__ inline void store_tile(const ScaledMmParams& p, long long row0, long long col0,
+                                  int group, const float (&partial)[64], uint8_t* ring_memory) {
+  __syncthreads();  // both warpgroups are done with the ring
+  const int bytes = output_bytes(p.out_format);
+  const int out_stride = kH4TileN * bytes + 16, flag_stride = kH4TileN + 16;
+  uint8_t* staged_out = ring_memory;
+  uint8_t* staged_flags = ring_memory + kH4TileM * (kH4TileN * 4 + 16);
+  const int warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31;
+  unsigned flagged = 0;
+#pragma unroll
+  for (int r = 0; r < 64; r += 2) {
+    // Registers r and r + 1: row li, columns lj and lj + 1 (see the fragment layout above).
+    const int li = group * 64 + warp * 16 + (lane >> 2) + 8 * ((r >> 1) & 1);
+    const int lj = 8 * (r >> 2) + 2 * (lane & 3);
+    const long long i = row0 + li, j = col0 + lj;
+    uint32_t bits[2] = {0, 0};
+    bool flag[2] = {false, false};
+    for (int e = 0; e < 2; ++e)
+      if (i < p.m && j + e < p.n) {
+        flag[e] = p.special_rows_a[i] | p.special_rows_b[j + e];
+        bits[e] = element_bits(p, i, j + e, partial[r + e], flag[e]);
+      }
+    uint8_t* o = staged_out + li * out_stride + lj * bytes;
+    if (bytes == 4)
+      *reinterpret_cast<Piece8*>(o) = Piece8{{bits[0], bits[1]}};
+    else if (bytes == 2)
+      *reinterpret_cast<uint32_t*>(o) = bits[0] | bits[1] << 16;
+    else
+      *reinterpret_cast<uint16_t*>(o) = static_cast<uint16_t>(bits[0] | bits[1] << 8);
+    *reinterpret_cast<uint16_t*>(staged_flags + li * flag_stride + lj) =
+        static_cast<uint16_t>(flag[0] | flag[1] << 8);
+    flagged += flag[0] + flag[1];
+  }
+  if (flagged) atomicAdd(p.flagged, flagged);
+  __syncthreads();
+  copy_rows_out(staged_out, out_stride, bytes, p.out, p.m, p.n, row0, col0);
+  copy_rows_out(staged_flags, flag_stride, 1, p.fallback, p.m, p.n, row0, col0);
+}
+#endif
+
 template <int Pair>
 __device__ void h4_tile(const ScaledMmParams& p) {
   extern __shared__ __align__(128) uint8_t ring_memory[];
@@ -301,6 +378,9 @@ __device__ void h4_tile(const ScaledMmParams& p) {
     }
   }
   asm volatile("cp.async.wait_group 0;" ::: "memory");
+#if MMAEMU_H4_STAGED_STORES
+  store_tile(p, row0, col0, group, partial, ring_memory);
+#else
   // Fragment: warp w of the warpgroup holds rows 16w..16w+15; register 4c + 2h + e is row
   // 16w + lane/4 + 8h, column 8c + 2(lane%4) + e.
   const int warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31;
@@ -313,6 +393,7 @@ __device__ void h4_tile(const ScaledMmParams& p) {
     if (i < p.m && j < p.n)
       store_element(p, i, j, partial[r], p.special_rows_a[i] | p.special_rows_b[j]);
   }
+#endif
 }
 #endif
 

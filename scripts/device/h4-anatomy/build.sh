@@ -21,6 +21,8 @@ build no-stores -DMMAEMU_H4_STORES=0 &
 build steps-only -DMMAEMU_H4_COPIES=0 -DMMAEMU_H4_STORES=0 &
 build swizzle -DMMAEMU_H4_SWIZZLE=1 &
 build swizzle-no-stores -DMMAEMU_H4_SWIZZLE=1 -DMMAEMU_H4_STORES=0 &
+build staged -DMMAEMU_H4_STAGED_STORES=1 &
+build swizzle-staged -DMMAEMU_H4_SWIZZLE=1 -DMMAEMU_H4_STAGED_STORES=1 &
 build skeleton -DMMAEMU_H4_COPIES=0 -DMMAEMU_H4_STEPS=0 -DMMAEMU_H4_STORES=0 &
 wait
 ls "$OUT"/h4-anatomy-* > /dev/null

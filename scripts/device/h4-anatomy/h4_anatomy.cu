@@ -93,9 +93,11 @@ static void run(long long m, long long n, long long k, int repeats) {
 }
 
 int main(int argc, char** argv) {
-  // Shapes as MxNxK arguments; by default the issue's two square shapes and a long K.
+  // Shapes as MxNxK arguments; by default the issue's two square shapes, a long K, and a ragged
+  // shape (partial tiles, rows not 16-byte multiples) whose hash checks the candidates' edges.
   std::vector<const char*> shapes(argv + 1, argv + argc);
-  if (shapes.empty()) shapes = {"4096x4096x4096", "8192x8192x8192", "4096x4096x16384"};
+  if (shapes.empty())
+    shapes = {"4096x4096x4096", "8192x8192x8192", "4096x4096x16384", "1000x3001x2000"};
   for (const char* s : shapes) {
     long long m, n, k;
     if (std::sscanf(s, "%lldx%lldx%lld", &m, &n, &k) != 3 || k % 16 != 0) {
