@@ -45,6 +45,26 @@
 #ifndef MMAEMU_H4_STAGED_STORES
 #define MMAEMU_H4_STAGED_STORES 0
 #endif
+// Candidate (variant "tma"): the slabs copied by the tensor-memory accelerator (one thread issues
+// a 128 x 128-byte box of A and of B a slab, swizzled by 128 bytes, completing on the stage's
+// mbarrier), described by two tensor maps the kernel takes as a second, grid-constant parameter;
+// the ring's mbarriers follow it in dynamic shared memory (kH4TmaSharedBytes).
+#ifndef MMAEMU_H4_TMA
+#define MMAEMU_H4_TMA 0
+#endif
+#if MMAEMU_H4_TMA
+#undef MMAEMU_H4_SWIZZLE
+#define MMAEMU_H4_SWIZZLE 1
+
+// A CUtensorMap as the kernel sees it (opaque; CUDA's headers are not included for NVRTC).
+struct alignas(64) H4TensorMap {
+  unsigned long long opaque[16];
+};
+struct H4TensorMaps {
+  H4TensorMap a, b;  // A: k x m bytes, B: k x n bytes (innermost first); boxes of 128 x 128
+};
+constexpr int kH4TmaSharedBytes = kH4SharedBytes + 8 * kH4Stages;
+#endif
 
 namespace {
 
@@ -213,6 +233,39 @@ __device__ inline void promote(float (&partial)[64], float (&d)[64]) {
   for (int r = 0; r < 64; ++r) partial[r] = __fadd_rn(partial[r], d[r]);
 }
 
+#if MMAEMU_H4_TMA
+__device__ inline void mbarrier_init(uint32_t bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+// Waits until the barrier's phase of this parity has completed.
+__device__ inline void mbarrier_wait(uint32_t bar, unsigned parity) {
+  asm volatile(
+      "{\n.reg .pred done;\nwait:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra wait;\n}" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+}
+// Thread 0: the copies of slab `slab` into the stage at `stage_base`, completing on `bar`.
+__device__ inline void tma_slab(const H4TensorMaps& maps, uint32_t stage_base, uint32_t bar,
+                                int slab, int row0, int col0) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
+               "r"(kH4StageBytes)
+               : "memory");
+  const int k0 = slab * kH4SlabK;
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3}], [%4];" ::"r"(stage_base),
+      "l"(reinterpret_cast<unsigned long long>(&maps.a)), "r"(k0), "r"(row0), "r"(bar)
+      : "memory");
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3}], [%4];" ::"r"(stage_base + kBOffset),
+      "l"(reinterpret_cast<unsigned long long>(&maps.b)), "r"(k0), "r"(col0), "r"(bar)
+      : "memory");
+}
+#endif
+
 // The ring as one warpgroup walks it: the slab computed next, its stage, and the stage that the
 // slab kAhead further on is loaded into.
 struct Ring {
@@ -223,9 +276,24 @@ struct Ring {
 // One slab: wait for its copies, start the copies of slab + kAhead, issue its steps into d (a new
 // chain when it starts a block), and wait for slab - 1's steps, so that the caller may read the
 // accumulator that slab - 1 finished while this slab's steps run.
+#if MMAEMU_H4_TMA
+#define MMAEMU_H4_COPY_SOURCE const H4TensorMaps &maps, long long row0, long long col0
+#else
+#define MMAEMU_H4_COPY_SOURCE const SlabCopier& copier
+#endif
 template <int Pair>
-__device__ inline void slab_iteration(const ScaledMmParams& p, const SlabCopier& copier, Ring& ring,
+__device__ inline void slab_iteration(const ScaledMmParams& p, MMAEMU_H4_COPY_SOURCE, Ring& ring,
                                       int group, float (&d)[64], bool block_start) {
+#if MMAEMU_H4_TMA
+  const uint32_t bars = ring.base + kH4SharedBytes;
+  mbarrier_wait(bars + 8 * ring.stage, (ring.slab / kH4Stages) & 1);  // this slab has landed
+  // Every warpgroup has waited for the steps of slab - 1 and earlier: the stage of slab - 2
+  // (refilled next) is free.
+  __syncthreads();
+  if (threadIdx.x == 0 && ring.slab + kAhead < ring.slabs)
+    tma_slab(maps, ring.base + ring.fill * kH4StageBytes, bars + 8 * ring.fill, ring.slab + kAhead,
+             static_cast<int>(row0), static_cast<int>(col0));
+#else
   asm volatile("cp.async.wait_group %0;" ::"n"(kAhead - 1) : "memory");  // this slab has landed
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");           // visible to wgmma
   // Every thread's copies of this slab landed; every warpgroup has waited for the steps of
@@ -234,6 +302,7 @@ __device__ inline void slab_iteration(const ScaledMmParams& p, const SlabCopier&
   if (ring.slab + kAhead < ring.slabs)
     load_slab(p, copier, ring.base + ring.fill * kH4StageBytes, ring.slab + kAhead);
   asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
   const long long left = p.k - static_cast<long long>(ring.slab) * kH4SlabK;
   const int steps =
       left >= kH4SlabK ? kStepsPerSlab : static_cast<int>((left + kStepK - 1) / kStepK);
@@ -318,68 +387,92 @@ __device__ inline void store_tile(const ScaledMmParams& p, long long row0, long 
 }
 #endif
 
-template <int Pair>
-__device__ void h4_tile(const ScaledMmParams& p) {
-  extern __shared__ __align__(128) uint8_t ring_memory[];
-  // Tile order: groups of kH4GroupTiles tile rows, column by column within a group.
-  const long long tiles_m = (p.m + kH4TileM - 1) / kH4TileM,
-                  tiles_n = (p.n + kH4TileN - 1) / kH4TileN;
-  const long long per_group = kH4GroupTiles * tiles_n, id = blockIdx.x;
-  const long long first = id / per_group * kH4GroupTiles,
-                  rows_here = min(tiles_m - first, (long long)kH4GroupTiles);
-  const long long tile_m = first + (id % per_group) % rows_here,
-                  tile_n = (id % per_group) / rows_here;
-  const long long row0 = tile_m * kH4TileM, col0 = tile_n * kH4TileN;
-  const int group = threadIdx.x >> 7;  // warpgroup: rows 64 * group .. of the tile
-  const SlabCopier copier = slab_copier(p, row0, col0);
-  Ring ring{shared_address(ring_memory), 0, static_cast<int>((p.k + kH4SlabK - 1) / kH4SlabK), 0,
-            kAhead};
-#if MMAEMU_H4_SWIZZLE
-  if (ring.base & 1023) __trap();  // the swizzle pattern needs 1024-byte aligned stages
+#if MMAEMU_H4_TMA
+#define MMAEMU_H4_COPY_ARGS maps, row0, col0
+#else
+#define MMAEMU_H4_COPY_ARGS copier
 #endif
+template <int Pair>
+#if MMAEMU_H4_TMA
+__device__ void h4_tile(const ScaledMmParams& p, const H4TensorMaps& maps){
+#else
+__device__ void h4_tile(const ScaledMmParams& p) {
+#endif
+    extern __shared__ __align__(128) uint8_t ring_memory[];
+// Tile order: groups of kH4GroupTiles tile rows, column by column within a group.
+const long long tiles_m = (p.m + kH4TileM - 1) / kH4TileM,
+                tiles_n = (p.n + kH4TileN - 1) / kH4TileN;
+const long long per_group = kH4GroupTiles * tiles_n, id = blockIdx.x;
+const long long first = id / per_group * kH4GroupTiles,
+                rows_here = min(tiles_m - first, (long long)kH4GroupTiles);
+const long long tile_m = first + (id % per_group) % rows_here,
+                tile_n = (id % per_group) / rows_here;
+const long long row0 = tile_m * kH4TileM, col0 = tile_n * kH4TileN;
+const int group = threadIdx.x >> 7;  // warpgroup: rows 64 * group .. of the tile
+#if !MMAEMU_H4_TMA
+const SlabCopier copier = slab_copier(p, row0, col0);
+#endif
+Ring ring{shared_address(ring_memory), 0, static_cast<int>((p.k + kH4SlabK - 1) / kH4SlabK), 0,
+          kAhead};
+#if MMAEMU_H4_SWIZZLE
+if (ring.base & 1023) __trap();  // the swizzle pattern needs 1024-byte aligned stages
+#endif
+#if MMAEMU_H4_TMA
+if (threadIdx.x == 0) {
+  for (int s = 0; s < kH4Stages; ++s) mbarrier_init(ring.base + kH4SharedBytes + 8 * s, 1);
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  for (int s = 0; s < kAhead && s < ring.slabs; ++s)
+    tma_slab(maps, ring.base + s * kH4StageBytes, ring.base + kH4SharedBytes + 8 * s, s,
+             static_cast<int>(row0), static_cast<int>(col0));
+}
+__syncthreads();  // the barriers are initialised before anyone waits on them
+#else
   for (int s = 0; s < kAhead; ++s) {
     if (s < ring.slabs) load_slab(p, copier, ring.base + s * kH4StageBytes, s);
     asm volatile("cp.async.commit_group;" ::: "memory");
   }
-  float partial[64];
+#endif
+float partial[64];
 #pragma unroll
-  for (int r = 0; r < 64; ++r) partial[r] = 0.0f;
-  if (p.single_chain) {
-    // One chain over all of K: the sum is the chain itself.
-    while (ring.slab < ring.slabs)
-      slab_iteration<Pair>(p, copier, ring, group, partial, ring.slab == 0);
-    wgmma_wait<0>();
-    fence_registers(partial);
-  } else {
-    // Blocks of promotion_interval / 128 slabs, alternately in acc0 and acc1: the block that
-    // just ended is added to the sum while the next one's first steps run.
-    const int per_block = p.promotion_interval / kH4SlabK;
-    float acc0[64], acc1[64];
+for (int r = 0; r < 64; ++r) partial[r] = 0.0f;
+if (p.single_chain) {
+  // One chain over all of K: the sum is the chain itself.
+  while (ring.slab < ring.slabs)
+    slab_iteration<Pair>(p, MMAEMU_H4_COPY_ARGS, ring, group, partial, ring.slab == 0);
+  wgmma_wait<0>();
+  fence_registers(partial);
+} else {
+  // Blocks of promotion_interval / 128 slabs, alternately in acc0 and acc1: the block that
+  // just ended is added to the sum while the next one's first steps run.
+  const int per_block = p.promotion_interval / kH4SlabK;
+  float acc0[64], acc1[64];
 #pragma unroll
-    for (int r = 0; r < 64; ++r) acc0[r] = acc1[r] = 0.0f;
-    while (ring.slab < ring.slabs) {
-      for (int q = 0; q < per_block && ring.slab < ring.slabs; ++q) {
-        slab_iteration<Pair>(p, copier, ring, group, acc0, q == 0);
-        if (q == 0 && ring.slab > 1) promote(partial, acc1);
-      }
-      if (ring.slab == ring.slabs) {
-        wgmma_wait<0>();
-        promote(partial, acc0);
-        break;
-      }
-      for (int q = 0; q < per_block && ring.slab < ring.slabs; ++q) {
-        slab_iteration<Pair>(p, copier, ring, group, acc1, q == 0);
-        if (q == 0) promote(partial, acc0);
-      }
-      if (ring.slab == ring.slabs) {
-        wgmma_wait<0>();
-        promote(partial, acc1);
-      }
+  for (int r = 0; r < 64; ++r) acc0[r] = acc1[r] = 0.0f;
+  while (ring.slab < ring.slabs) {
+    for (int q = 0; q < per_block && ring.slab < ring.slabs; ++q) {
+      slab_iteration<Pair>(p, MMAEMU_H4_COPY_ARGS, ring, group, acc0, q == 0);
+      if (q == 0 && ring.slab > 1) promote(partial, acc1);
+    }
+    if (ring.slab == ring.slabs) {
+      wgmma_wait<0>();
+      promote(partial, acc0);
+      break;
+    }
+    for (int q = 0; q < per_block && ring.slab < ring.slabs; ++q) {
+      slab_iteration<Pair>(p, MMAEMU_H4_COPY_ARGS, ring, group, acc1, q == 0);
+      if (q == 0) promote(partial, acc0);
+    }
+    if (ring.slab == ring.slabs) {
+      wgmma_wait<0>();
+      promote(partial, acc1);
     }
   }
-  asm volatile("cp.async.wait_group 0;" ::: "memory");
+}
+#if !MMAEMU_H4_TMA
+asm volatile("cp.async.wait_group 0;" ::: "memory");
+#endif
 #if MMAEMU_H4_STAGED_STORES
-  store_tile(p, row0, col0, group, partial, ring_memory);
+store_tile(p, row0, col0, group, partial, ring_memory);
 #else
   // Fragment: warp w of the warpgroup holds rows 16w..16w+15; register 4c + 2h + e is row
   // 16w + lane/4 + 8h, column 8c + 2(lane%4) + e.
@@ -399,15 +492,22 @@ __device__ void h4_tile(const ScaledMmParams& p) {
 
 }  // namespace
 
+#if MMAEMU_H4_TMA
+#define MMAEMU_H4_PARAMS ScaledMmParams p, const __grid_constant__ H4TensorMaps maps
+#define MMAEMU_H4_ARGS p, maps
+#else
+#define MMAEMU_H4_PARAMS ScaledMmParams p
+#define MMAEMU_H4_ARGS p
+#endif
 #ifdef MMAEMU_H4_WGMMA
 #define MMAEMU_H4_KERNEL(NAME, PAIR)                                            \
-  extern "C" __global__ void __launch_bounds__(256, 1) NAME(ScaledMmParams p) { \
-    h4_tile<PAIR>(p);                                                           \
+  extern "C" __global__ void __launch_bounds__(256, 1) NAME(MMAEMU_H4_PARAMS) { \
+    h4_tile<PAIR>(MMAEMU_H4_ARGS);                                              \
   }
 #else
-#define MMAEMU_H4_KERNEL(NAME, PAIR)                \
-  extern "C" __global__ void NAME(ScaledMmParams) { \
-    __trap();                                       \
+#define MMAEMU_H4_KERNEL(NAME, PAIR)                  \
+  extern "C" __global__ void NAME(MMAEMU_H4_PARAMS) { \
+    __trap();                                         \
   }
 #endif
 

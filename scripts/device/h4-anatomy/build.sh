@@ -11,7 +11,8 @@ build() {  # variant name, defines...
   local name=$1
   shift
   "$NVCC" -std=c++17 -O3 -arch=sm_90a -fmad=false -I"$HERE/../../../kernels/common" \
-    -DVARIANT="\"$name\"" "$@" -o "$OUT/h4-anatomy-$name" "$HERE/h4_anatomy.cu" 2>&1 |
+    -DVARIANT="\"$name\"" "$@" -o "$OUT/h4-anatomy-$name" "$HERE/h4_anatomy.cu" \
+    -L/usr/local/cuda/lib64/stubs -lcuda 2>&1 |
     grep -v "C751[79]" || true
 }
 build full &
@@ -23,6 +24,8 @@ build swizzle -DMMAEMU_H4_SWIZZLE=1 &
 build swizzle-no-stores -DMMAEMU_H4_SWIZZLE=1 -DMMAEMU_H4_STORES=0 &
 build staged -DMMAEMU_H4_STAGED_STORES=1 &
 build swizzle-staged -DMMAEMU_H4_SWIZZLE=1 -DMMAEMU_H4_STAGED_STORES=1 &
+build tma -DMMAEMU_H4_TMA=1 &
+build tma-staged -DMMAEMU_H4_TMA=1 -DMMAEMU_H4_STAGED_STORES=1 &
 build skeleton -DMMAEMU_H4_COPIES=0 -DMMAEMU_H4_STEPS=0 -DMMAEMU_H4_STORES=0 &
 wait
 ls "$OUT"/h4-anatomy-* > /dev/null

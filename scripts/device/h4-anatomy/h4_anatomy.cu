@@ -4,11 +4,13 @@
 // nothing; the full build's outputs are hashed so that a run can check it matches the library.
 // Built by build.sh with nvcc and the CUDA runtime, one executable per variant; prints one JSON
 // line per shape: {"variant","m","n","k","ms","mac_per_s","hash"}.
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <tuple>
 #include <vector>
 
 #include "../../../kernels/h4/h4_scaled_mm.cu"
@@ -59,8 +61,31 @@ static void run(long long m, long long n, long long k, int repeats) {
   p.special_rows_a = rows_a, p.special_rows_b = rows_b;
   p.m = m, p.n = n, p.k = k, p.alpha = 1.0f, p.out_format = 1;
   p.single_chain = 0, p.promotion_interval = 128, p.split_k = 1;
+#if MMAEMU_H4_TMA
+  const int shared_bytes = kH4TmaSharedBytes;
+  // Boxes of 128 bytes of K by 128 rows, swizzled by 128 bytes, zeros past the edges.
+  H4TensorMaps maps;
+  for (auto [map, base, rows] :
+       {std::tuple{&maps.a, (void*)da, m}, std::tuple{&maps.b, (void*)db, n}}) {
+    const cuuint64_t dims[2] = {static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(rows)};
+    const cuuint64_t strides[1] = {static_cast<cuuint64_t>(k)};
+    const cuuint32_t box[2] = {kH4SlabK, 128}, unit[2] = {1, 1};
+    CUresult r = cuTensorMapEncodeTiled(
+        reinterpret_cast<CUtensorMap*>(map), CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, base, dims, strides,
+        box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) {
+      std::fprintf(stderr, "cuTensorMapEncodeTiled failed: %d\n", static_cast<int>(r));
+      std::exit(1);
+    }
+  }
+#define LAUNCH_ARGS p, maps
+#else
+  const int shared_bytes = kH4SharedBytes;
+#define LAUNCH_ARGS p
+#endif
   CHECK(cudaFuncSetAttribute(h4_scaled_mm_e4m3_e4m3, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             kH4SharedBytes));
+                             shared_bytes));
   const unsigned tiles =
       static_cast<unsigned>(((m + kH4TileM - 1) / kH4TileM) * ((n + kH4TileN - 1) / kH4TileN));
   cudaEvent_t start, stop;
@@ -69,7 +94,7 @@ static void run(long long m, long long n, long long k, int repeats) {
   std::vector<float> ms;
   for (int r = 0; r <= repeats; ++r) {  // the first run warms up
     CHECK(cudaEventRecord(start));
-    h4_scaled_mm_e4m3_e4m3<<<tiles, 256, kH4SharedBytes>>>(p);
+    h4_scaled_mm_e4m3_e4m3<<<tiles, 256, shared_bytes>>>(LAUNCH_ARGS);
     CHECK(cudaEventRecord(stop));
     CHECK(cudaEventSynchronize(stop));
     CHECK(cudaGetLastError());
