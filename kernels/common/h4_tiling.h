@@ -4,7 +4,10 @@
 
 constexpr int kH4TileM = 128, kH4TileN = 128;  // outputs per block: two warpgroups of 64 x 128
 constexpr int kH4SlabK = 128;  // K per pipeline stage: one promotion block of four steps
-constexpr int kH4Stages = 5;   // shared-memory ring depth
+#ifndef MMAEMU_H4_STAGES       // overridden only by scripts/device/h4-anatomy builds
+#define MMAEMU_H4_STAGES 5
+#endif
+constexpr int kH4Stages = MMAEMU_H4_STAGES;                      // shared-memory ring depth
 constexpr int kH4StageBytes = (kH4TileM + kH4TileN) * kH4SlabK;  // 32 KiB
 constexpr int kH4SharedBytes = kH4Stages * kH4StageBytes;        // 160 KiB, dynamic
 constexpr int kH4GroupTiles =
