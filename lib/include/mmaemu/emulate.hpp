@@ -19,8 +19,8 @@ enum class Backend : uint8_t {
             // GPU
   cuda_h1,  // kernel module h1: the real wgmma step on Hopper (sm_90), hopper_fp8_wgmma_k32 only
   cuda_h4,  // kernel module h4: h1 pipelined at a 128 x 128 tile; one split-K slice, K % 16 == 0
-  cuda_v9,  // kernel module v9: v4 with the step's sums in 32-bit integers where they fit; not
-            // picked by `cuda` until it passes conform on a GPU
+  cuda_v9,  // kernel module v9: v4's step with its terms made and summed in FP32 where they fit
+            // (float_sum_fits); not picked by `cuda` until it passes conform on a GPU
 };
 
 // "oracle", "cpu", "cuda", "cuda-v1", "cuda-v4", "cuda-h1", "cuda-h4", "cuda-v9".
