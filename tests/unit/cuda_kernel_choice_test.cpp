@@ -138,9 +138,9 @@ TEST_CASE("one descriptor per kernel module: names, backends, launch and the mod
   Plan split = plan;
   split.split_k = 2;
   CHECK(pick(split, Backend::cuda, 9, 0) == "h1");
-  CHECK(pick(plan, Backend::cuda, 8, 9) == "v4");  // not Hopper: the CUDA-core modules
+  CHECK(pick(plan, Backend::cuda, 8, 9) == "v9");  // not Hopper: the CUDA-core modules
   CHECK(pick(plan, Backend::cuda_v1, 9, 0) == "v1");
-  CHECK(pick(plan, Backend::cuda_v9, 8, 9) == "v9");  // named, on any GPU; never picked by cuda
+  CHECK(pick(plan, Backend::cuda_v9, 9, 0) == "v9");  // named, on any GPU
   CHECK(pick(split, Backend::cuda_h4, 9, 0).find("h4 does not cover") != std::string::npos);
   CHECK(pick(plan, Backend::cpu, 9, 0).find("not a CUDA backend") != std::string::npos);
   Plan fused = plan;
@@ -148,13 +148,14 @@ TEST_CASE("one descriptor per kernel module: names, backends, launch and the mod
   CHECK(pick(fused, Backend::cuda, 9, 0).find("no CUDA kernel module covers") != std::string::npos);
 }
 
-TEST_CASE("v9 takes the presets whose step terms fit FP32 exactly, and only when named",
-          "[cuda][choice]") {
+TEST_CASE("v9 takes the presets whose step terms fit FP32 exactly, before v4", "[cuda][choice]") {
   const HopperCall hopper;
   Plan plan = hopper.plan;
   const EmulationModule* v9 = emulation_module_named("v9");
   REQUIRE(v9);
-  CHECK(v9->auto_rank == 0);
+  CHECK(v9->auto_rank > 0);
+  CHECK(v9->auto_rank < emulation_module_named("v4")->auto_rank);
+  CHECK(v9->auto_rank > emulation_module_named("h1")->auto_rank);
   std::string why;
   CHECK(v9->covers(plan, hopper.call, 8, 0, &why));  // the Hopper step: 32 terms, 13 bits
   plan.preset = find_preset("ada_fp8_mma_k32");
@@ -167,6 +168,9 @@ TEST_CASE("v9 takes the presets whose step terms fit FP32 exactly, and only when
   CHECK(narrow_sum_fits(wide.alignment_fraction_bits, wide.terms_per_step));
   CHECK_FALSE(v9->covers(plan, hopper.call, 9, 0, &why));
   CHECK(why.find("24 bits") != std::string::npos);
+  auto wide_pick = choose_emulation_module(plan, hopper.call, Backend::cuda, 8, 9);
+  REQUIRE(wide_pick);
+  CHECK((*wide_pick)->name == "v4");  // cuda falls back to v4 where v9's terms do not fit
   // A 16-term step in a 25-bit window: up to 17 x 2^27 per sum, past an int.
   plan.preset = find_preset("blackwell_f16_mma_k16");
   REQUIRE(plan.preset);
@@ -176,6 +180,6 @@ TEST_CASE("v9 takes the presets whose step terms fit FP32 exactly, and only when
   for (int major : {7, 8, 9}) {
     auto m = choose_emulation_module(hopper.plan, hopper.call, Backend::cuda, major, 0);
     REQUIRE(m);
-    CHECK((*m)->name != "v9");
+    CHECK((*m)->name == (major == 9 ? "h4" : "v9"));
   }
 }

@@ -13,14 +13,15 @@ namespace mmaemu {
 enum class Backend : uint8_t {
   oracle,   // exact integer arithmetic, one function per stage: slow, the definition
   cpu,      // the fast CPU path: 64-bit integer steps, native FP32 promotion and epilogue
-  cuda,     // GPU 0, the best kernel module for the call and the GPU: h4, else h1, else v4
+  cuda,     // GPU 0, the best kernel module for the call and the GPU: h4, else h1, else v9, else
+            // v4
   cuda_v1,  // kernel module v1: the fast path's arithmetic, one thread per element, any GPU
   cuda_v4,  // kernel module v4: v1's arithmetic tiled (64 x 64 per block, 4 x 4 per thread), any
             // GPU
   cuda_h1,  // kernel module h1: the real wgmma step on Hopper (sm_90), hopper_fp8_wgmma_k32 only
   cuda_h4,  // kernel module h4: h1 pipelined at a 128 x 128 tile; one split-K slice, K % 16 == 0
   cuda_v9,  // kernel module v9: v4's step with its terms made and summed in FP32 where they fit
-            // (float_sum_fits); not picked by `cuda` until it passes conform on a GPU
+            // (float_sum_fits), any GPU
 };
 
 // "oracle", "cpu", "cuda", "cuda-v1", "cuda-v4", "cuda-h1", "cuda-h4", "cuda-v9".
