@@ -64,6 +64,20 @@ struct H4TensorMaps {
   H4TensorMap a, b;  // A: k x m bytes, B: k x n bytes (innermost first); boxes of 128 x 128
 };
 constexpr int kH4TmaSharedBytes = kH4SharedBytes + 8 * kH4Stages;
+
+// What the TMA build passes where the others pass the cp.async copier: the kernel's, h4_tile's and
+// slab_iteration's parameters and arguments.
+#define MMAEMU_H4_KERNEL_PARAMS ScaledMmParams p, const __grid_constant__ H4TensorMaps maps
+#define MMAEMU_H4_TILE_PARAMS const ScaledMmParams &p, const H4TensorMaps &maps
+#define MMAEMU_H4_TILE_ARGS p, maps
+#define MMAEMU_H4_COPY_SOURCE const H4TensorMaps &maps, long long row0, long long col0
+#define MMAEMU_H4_COPY_ARGS maps, row0, col0
+#else
+#define MMAEMU_H4_KERNEL_PARAMS ScaledMmParams p
+#define MMAEMU_H4_TILE_PARAMS const ScaledMmParams& p
+#define MMAEMU_H4_TILE_ARGS p
+#define MMAEMU_H4_COPY_SOURCE const SlabCopier& copier
+#define MMAEMU_H4_COPY_ARGS copier
 #endif
 
 namespace {
@@ -276,11 +290,6 @@ struct Ring {
 // One slab: wait for its copies, start the copies of slab + kAhead, issue its steps into d (a new
 // chain when it starts a block), and wait for slab - 1's steps, so that the caller may read the
 // accumulator that slab - 1 finished while this slab's steps run.
-#if MMAEMU_H4_TMA
-#define MMAEMU_H4_COPY_SOURCE const H4TensorMaps &maps, long long row0, long long col0
-#else
-#define MMAEMU_H4_COPY_SOURCE const SlabCopier& copier
-#endif
 template <int Pair>
 __device__ inline void slab_iteration(const ScaledMmParams& p, MMAEMU_H4_COPY_SOURCE, Ring& ring,
                                       int group, float (&d)[64], bool block_start) {
@@ -387,92 +396,83 @@ __device__ inline void store_tile(const ScaledMmParams& p, long long row0, long 
 }
 #endif
 
-#if MMAEMU_H4_TMA
-#define MMAEMU_H4_COPY_ARGS maps, row0, col0
-#else
-#define MMAEMU_H4_COPY_ARGS copier
-#endif
 template <int Pair>
-#if MMAEMU_H4_TMA
-__device__ void h4_tile(const ScaledMmParams& p, const H4TensorMaps& maps){
-#else
-__device__ void h4_tile(const ScaledMmParams& p) {
-#endif
-    extern __shared__ __align__(128) uint8_t ring_memory[];
-// Tile order: groups of kH4GroupTiles tile rows, column by column within a group.
-const long long tiles_m = (p.m + kH4TileM - 1) / kH4TileM,
-                tiles_n = (p.n + kH4TileN - 1) / kH4TileN;
-const long long per_group = kH4GroupTiles * tiles_n, id = blockIdx.x;
-const long long first = id / per_group * kH4GroupTiles,
-                rows_here = min(tiles_m - first, (long long)kH4GroupTiles);
-const long long tile_m = first + (id % per_group) % rows_here,
-                tile_n = (id % per_group) / rows_here;
-const long long row0 = tile_m * kH4TileM, col0 = tile_n * kH4TileN;
-const int group = threadIdx.x >> 7;  // warpgroup: rows 64 * group .. of the tile
+__device__ void h4_tile(MMAEMU_H4_TILE_PARAMS) {
+  extern __shared__ __align__(128) uint8_t ring_memory[];
+  // Tile order: groups of kH4GroupTiles tile rows, column by column within a group.
+  const long long tiles_m = (p.m + kH4TileM - 1) / kH4TileM,
+                  tiles_n = (p.n + kH4TileN - 1) / kH4TileN;
+  const long long per_group = kH4GroupTiles * tiles_n, id = blockIdx.x;
+  const long long first = id / per_group * kH4GroupTiles,
+                  rows_here = min(tiles_m - first, (long long)kH4GroupTiles);
+  const long long tile_m = first + (id % per_group) % rows_here,
+                  tile_n = (id % per_group) / rows_here;
+  const long long row0 = tile_m * kH4TileM, col0 = tile_n * kH4TileN;
+  const int group = threadIdx.x >> 7;  // warpgroup: rows 64 * group .. of the tile
 #if !MMAEMU_H4_TMA
-const SlabCopier copier = slab_copier(p, row0, col0);
+  const SlabCopier copier = slab_copier(p, row0, col0);
 #endif
-Ring ring{shared_address(ring_memory), 0, static_cast<int>((p.k + kH4SlabK - 1) / kH4SlabK), 0,
-          kAhead};
+  Ring ring{shared_address(ring_memory), 0, static_cast<int>((p.k + kH4SlabK - 1) / kH4SlabK), 0,
+            kAhead};
 #if MMAEMU_H4_SWIZZLE
-if (ring.base & 1023) __trap();  // the swizzle pattern needs 1024-byte aligned stages
+  if (ring.base & 1023) __trap();  // the swizzle pattern needs 1024-byte aligned stages
 #endif
 #if MMAEMU_H4_TMA
-if (threadIdx.x == 0) {
-  for (int s = 0; s < kH4Stages; ++s) mbarrier_init(ring.base + kH4SharedBytes + 8 * s, 1);
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  for (int s = 0; s < kAhead && s < ring.slabs; ++s)
-    tma_slab(maps, ring.base + s * kH4StageBytes, ring.base + kH4SharedBytes + 8 * s, s,
-             static_cast<int>(row0), static_cast<int>(col0));
-}
-__syncthreads();  // the barriers are initialised before anyone waits on them
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kH4Stages; ++s) mbarrier_init(ring.base + kH4SharedBytes + 8 * s, 1);
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    for (int s = 0; s < kAhead && s < ring.slabs; ++s)
+      tma_slab(maps, ring.base + s * kH4StageBytes, ring.base + kH4SharedBytes + 8 * s, s,
+               static_cast<int>(row0), static_cast<int>(col0));
+  }
+  __syncthreads();  // the barriers are initialised before anyone waits on them
 #else
   for (int s = 0; s < kAhead; ++s) {
     if (s < ring.slabs) load_slab(p, copier, ring.base + s * kH4StageBytes, s);
     asm volatile("cp.async.commit_group;" ::: "memory");
   }
 #endif
-float partial[64];
+  float partial[64];
 #pragma unroll
-for (int r = 0; r < 64; ++r) partial[r] = 0.0f;
-if (p.single_chain) {
-  // One chain over all of K: the sum is the chain itself.
-  while (ring.slab < ring.slabs)
-    slab_iteration<Pair>(p, MMAEMU_H4_COPY_ARGS, ring, group, partial, ring.slab == 0);
-  wgmma_wait<0>();
-  fence_registers(partial);
-} else {
-  // Blocks of promotion_interval / 128 slabs, alternately in acc0 and acc1: the block that
-  // just ended is added to the sum while the next one's first steps run.
-  const int per_block = p.promotion_interval / kH4SlabK;
-  float acc0[64], acc1[64];
+  for (int r = 0; r < 64; ++r) partial[r] = 0.0f;
+  if (p.single_chain) {
+    // One chain over all of K: the sum is the chain itself.
+    while (ring.slab < ring.slabs)
+      slab_iteration<Pair>(p, MMAEMU_H4_COPY_ARGS, ring, group, partial, ring.slab == 0);
+    wgmma_wait<0>();
+    fence_registers(partial);
+  } else {
+    // Blocks of promotion_interval / 128 slabs, alternately in acc0 and acc1: the block that
+    // just ended is added to the sum while the next one's first steps run.
+    const int per_block = p.promotion_interval / kH4SlabK;
+    float acc0[64], acc1[64];
 #pragma unroll
-  for (int r = 0; r < 64; ++r) acc0[r] = acc1[r] = 0.0f;
-  while (ring.slab < ring.slabs) {
-    for (int q = 0; q < per_block && ring.slab < ring.slabs; ++q) {
-      slab_iteration<Pair>(p, MMAEMU_H4_COPY_ARGS, ring, group, acc0, q == 0);
-      if (q == 0 && ring.slab > 1) promote(partial, acc1);
-    }
-    if (ring.slab == ring.slabs) {
-      wgmma_wait<0>();
-      promote(partial, acc0);
-      break;
-    }
-    for (int q = 0; q < per_block && ring.slab < ring.slabs; ++q) {
-      slab_iteration<Pair>(p, MMAEMU_H4_COPY_ARGS, ring, group, acc1, q == 0);
-      if (q == 0) promote(partial, acc0);
-    }
-    if (ring.slab == ring.slabs) {
-      wgmma_wait<0>();
-      promote(partial, acc1);
+    for (int r = 0; r < 64; ++r) acc0[r] = acc1[r] = 0.0f;
+    while (ring.slab < ring.slabs) {
+      for (int q = 0; q < per_block && ring.slab < ring.slabs; ++q) {
+        slab_iteration<Pair>(p, MMAEMU_H4_COPY_ARGS, ring, group, acc0, q == 0);
+        if (q == 0 && ring.slab > 1) promote(partial, acc1);
+      }
+      if (ring.slab == ring.slabs) {
+        wgmma_wait<0>();
+        promote(partial, acc0);
+        break;
+      }
+      for (int q = 0; q < per_block && ring.slab < ring.slabs; ++q) {
+        slab_iteration<Pair>(p, MMAEMU_H4_COPY_ARGS, ring, group, acc1, q == 0);
+        if (q == 0) promote(partial, acc0);
+      }
+      if (ring.slab == ring.slabs) {
+        wgmma_wait<0>();
+        promote(partial, acc1);
+      }
     }
   }
-}
 #if !MMAEMU_H4_TMA
-asm volatile("cp.async.wait_group 0;" ::: "memory");
+  asm volatile("cp.async.wait_group 0;" ::: "memory");
 #endif
 #if MMAEMU_H4_STAGED_STORES
-store_tile(p, row0, col0, group, partial, ring_memory);
+  store_tile(p, row0, col0, group, partial, ring_memory);
 #else
   // Fragment: warp w of the warpgroup holds rows 16w..16w+15; register 4c + 2h + e is row
   // 16w + lane/4 + 8h, column 8c + 2(lane%4) + e.
@@ -492,22 +492,15 @@ store_tile(p, row0, col0, group, partial, ring_memory);
 
 }  // namespace
 
-#if MMAEMU_H4_TMA
-#define MMAEMU_H4_PARAMS ScaledMmParams p, const __grid_constant__ H4TensorMaps maps
-#define MMAEMU_H4_ARGS p, maps
-#else
-#define MMAEMU_H4_PARAMS ScaledMmParams p
-#define MMAEMU_H4_ARGS p
-#endif
 #ifdef MMAEMU_H4_WGMMA
-#define MMAEMU_H4_KERNEL(NAME, PAIR)                                            \
-  extern "C" __global__ void __launch_bounds__(256, 1) NAME(MMAEMU_H4_PARAMS) { \
-    h4_tile<PAIR>(MMAEMU_H4_ARGS);                                              \
+#define MMAEMU_H4_KERNEL(NAME, PAIR)                                                   \
+  extern "C" __global__ void __launch_bounds__(256, 1) NAME(MMAEMU_H4_KERNEL_PARAMS) { \
+    h4_tile<PAIR>(MMAEMU_H4_TILE_ARGS);                                                \
   }
 #else
-#define MMAEMU_H4_KERNEL(NAME, PAIR)                  \
-  extern "C" __global__ void NAME(MMAEMU_H4_PARAMS) { \
-    __trap();                                         \
+#define MMAEMU_H4_KERNEL(NAME, PAIR)                         \
+  extern "C" __global__ void NAME(MMAEMU_H4_KERNEL_PARAMS) { \
+    __trap();                                                \
   }
 #endif
 
