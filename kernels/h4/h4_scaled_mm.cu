@@ -2,17 +2,22 @@
 // chained within a promotion block; blocks added in FP32 round-to-nearest; v1's epilogue) at a
 // larger tile with the tensor core kept busy. A block of two warpgroups computes 128 x 128
 // outputs, each warpgroup 64 x 128 with wgmma.m64n128k32. K streams through a ring of 128-element
-// slabs (common/h4_tiling.h: five stages of 32 KiB in dynamic shared memory) filled by cp.async
-// (16-byte copies, zero-filled past K and past the last row) three slabs ahead. Steps are not
+// slabs (common/h4_tiling.h: five stages of 32 KiB in dynamic shared memory) that the
+// tensor-memory accelerator fills three slabs ahead: one thread issues a 128-row x 128-byte box of
+// A and of B a slab, swizzled by 128 bytes (zeros past K and past the last row), completing on the
+// stage's mbarrier. The two tensor maps come from the launcher as a second, grid-constant
+// parameter (H4TensorMaps); the mbarriers follow the ring (kH4TmaSharedBytes). Steps are not
 // waited for one by one: a slab's four steps are issued back to back and committed as one group,
 // and the warpgroup waits only for the previous slab's group, so the tensor core works on slab s
 // while slab s - 1's block is promoted. Promotion blocks alternate between two accumulators for
-// that reason: block b chains in acc[b % 2] while block b - 1's is added to the FP32 sum.
-// Scope, checked by the host: one split-K slice (h1 takes split calls), K a multiple of 16
-// (16-byte aligned rows), promotion blocks a multiple of 128 (they start at slab boundaries).
-// Elements whose rows hold NaN/Inf codes (flag_special_rows) and FP8 outputs of an infinity go
-// to the host's oracle. The grid walks tiles eight tile rows at a time so that the B columns a
-// wave reads stay in L2. No CUDA header: NVRTC builds it for sm_90a.
+// that reason: block b chains in acc[b % 2] while block b - 1's is added to the FP32 sum. The
+// epilogue converts the tile into the ring's memory and writes whole rows out in 16-byte pieces.
+// Scope, checked by the host: one split-K slice (h1 takes split calls), K a multiple of 16 and
+// operands 16-byte aligned (the tensor maps' strides and base), promotion blocks a multiple of
+// 128 (they start at slab boundaries). Elements whose rows hold NaN/Inf codes
+// (flag_special_rows) and FP8 outputs of an infinity go to the host's oracle. The grid walks
+// tiles eight tile rows at a time so that the B columns a wave reads stay in L2. No CUDA header:
+// NVRTC builds it for sm_90a.
 #include "epilogue.h"
 #include "h4_tiling.h"
 #include "scaled_mm_params.h"
@@ -24,60 +29,19 @@
 #endif
 
 // Timing anatomy only (scripts/device/h4-anatomy): a build may leave out the copies, the steps or
-// the output stores to time the rest. The module's fatbin defines none of these (all parts in).
+// the output stores (or B's half of the copies) to time the rest. The module's fatbin defines
+// none of these (all parts in).
 #ifndef MMAEMU_H4_COPIES
 #define MMAEMU_H4_COPIES 1
+#endif
+#ifndef MMAEMU_H4_COPY_B
+#define MMAEMU_H4_COPY_B 1
 #endif
 #ifndef MMAEMU_H4_STEPS
 #define MMAEMU_H4_STEPS 1
 #endif
 #ifndef MMAEMU_H4_STORES
 #define MMAEMU_H4_STORES 1
-#endif
-// Candidate (scripts/device/h4-anatomy, variant "swizzle"): each stage's operands row-major with
-// the 128-byte swizzle (row r at 128 r, its 16-byte piece c at piece c ^ (r % 8)), copied a whole
-// 128-byte row per eight lanes, read by wgmma through swizzled descriptors.
-#ifndef MMAEMU_H4_SWIZZLE
-#define MMAEMU_H4_SWIZZLE 0
-#endif
-// Candidate (variant "staged"): the tile's outputs and flags converted into the ring's shared
-// memory, then written out in 16-byte pieces, whole rows per warp.
-#ifndef MMAEMU_H4_STAGED_STORES
-#define MMAEMU_H4_STAGED_STORES 0
-#endif
-// Candidate (variant "tma"): the slabs copied by the tensor-memory accelerator (one thread issues
-// a 128 x 128-byte box of A and of B a slab, swizzled by 128 bytes, completing on the stage's
-// mbarrier), described by two tensor maps the kernel takes as a second, grid-constant parameter;
-// the ring's mbarriers follow it in dynamic shared memory (kH4TmaSharedBytes).
-#ifndef MMAEMU_H4_TMA
-#define MMAEMU_H4_TMA 0
-#endif
-#if MMAEMU_H4_TMA
-#undef MMAEMU_H4_SWIZZLE
-#define MMAEMU_H4_SWIZZLE 1
-
-// A CUtensorMap as the kernel sees it (opaque; CUDA's headers are not included for NVRTC).
-struct alignas(64) H4TensorMap {
-  unsigned long long opaque[16];
-};
-struct H4TensorMaps {
-  H4TensorMap a, b;  // A: k x m bytes, B: k x n bytes (innermost first); boxes of 128 x 128
-};
-constexpr int kH4TmaSharedBytes = kH4SharedBytes + 8 * kH4Stages;
-
-// What the TMA build passes where the others pass the cp.async copier: the kernel's, h4_tile's and
-// slab_iteration's parameters and arguments.
-#define MMAEMU_H4_KERNEL_PARAMS ScaledMmParams p, const __grid_constant__ H4TensorMaps maps
-#define MMAEMU_H4_TILE_PARAMS const ScaledMmParams &p, const H4TensorMaps &maps
-#define MMAEMU_H4_TILE_ARGS p, maps
-#define MMAEMU_H4_COPY_SOURCE const H4TensorMaps &maps, long long row0, long long col0
-#define MMAEMU_H4_COPY_ARGS maps, row0, col0
-#else
-#define MMAEMU_H4_KERNEL_PARAMS ScaledMmParams p
-#define MMAEMU_H4_TILE_PARAMS const ScaledMmParams& p
-#define MMAEMU_H4_TILE_ARGS p
-#define MMAEMU_H4_COPY_SOURCE const SlabCopier& copier
-#define MMAEMU_H4_COPY_ARGS copier
 #endif
 
 namespace {
@@ -86,90 +50,10 @@ constexpr int kStepK = 32;                        // K of one wgmma
 constexpr int kStepsPerSlab = kH4SlabK / kStepK;  // 4
 // Slabs in flight while one is computed and one may still be read.
 constexpr int kAhead = kH4Stages - 2;
-// Bytes of one 32-element step of A (core-matrix layout), and of B.
-constexpr int kSubTileA = kH4TileM * kStepK;
-constexpr int kSubTileB = kH4TileN * kStepK;
-constexpr int kBOffset = kSubTileA * kStepsPerSlab;  // B's steps follow A's in a stage
+// A stage: A's 128 rows of 128 bytes, then B's.
+constexpr int kBOffset = kH4TileM * kH4SlabK;
 
 #ifdef MMAEMU_H4_WGMMA
-// Copies slabs of A and B into ring stages: 2048 16-byte pieces a slab (A's 128 rows and B's
-// 128 rows, eight 16-byte columns each), eight per thread. A warp copies one step (32 elements
-// of K) of 16 rows, both 16-byte halves: every 32-byte global sector is whole in one instruction,
-// and each eight lanes write eight different core-matrix rows (128 bytes, no bank conflict).
-// Thread (warp w, lane l) copies step w % 4, half l / 16, rows 16 (w / 4) + l % 16 + 32 u for
-// u = 0..3 of A and of B: one base pointer per operand and a row mask, so the addresses cost few
-// registers.
-struct SlabCopier {
-  const uint8_t* a;  // this thread's first A piece of slab 0
-  const uint8_t* b;
-  long long stride;  // 32 rows
-  long long column;  // this thread's K offset in a slab
-  uint32_t dst;      // its first destination in a stage
-  unsigned rows_in;  // bit u: A row u inside; bit 4 + u: B row u inside
-};
-
-#if MMAEMU_H4_SWIZZLE
-__device__ inline SlabCopier slab_copier(const ScaledMmParams& p, long long row0, long long col0) {
-  // Thread t copies piece t % 8 of rows t / 8 + 32 u (u = 0..3) of A and of B: a warp reads four
-  // whole 128-byte rows and writes each into all 32 banks once.
-  const int piece = threadIdx.x & 7, r = threadIdx.x >> 3;
-  SlabCopier c;
-  c.column = piece * 16;
-  c.a = p.a + (row0 + r) * p.k + c.column;
-  c.b = p.b + (col0 + r) * p.k + c.column;
-  c.stride = 32 * p.k;
-  c.dst = r * 128 + ((piece ^ (r & 7)) << 4);
-  c.rows_in = 0;
-  for (int u = 0; u < 4; ++u) {
-    if (row0 + r + 32 * u < p.m) c.rows_in |= 1u << u;
-    if (col0 + r + 32 * u < p.n) c.rows_in |= 16u << u;
-  }
-  return c;
-}
-// Rows 32 apart are 4 KiB apart, the swizzle pattern unchanged (it repeats every 8 rows).
-constexpr int kRowsApartBytes = 32 * 128;
-#else
-__device__ inline SlabCopier slab_copier(const ScaledMmParams& p, long long row0, long long col0) {
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const int step = warp & 3, half = lane >> 4, r = (warp >> 2) * 16 + (lane & 15);
-  SlabCopier c;
-  c.column = step * kStepK + half * 16;
-  c.a = p.a + (row0 + r) * p.k + c.column;
-  c.b = p.b + (col0 + r) * p.k + c.column;
-  c.stride = 32 * p.k;
-  c.dst = step * kSubTileA + core_matrix_offset(r, half * 16);
-  c.rows_in = 0;
-  for (int u = 0; u < 4; ++u) {
-    if (row0 + r + 32 * u < p.m) c.rows_in |= 1u << u;
-    if (col0 + r + 32 * u < p.n) c.rows_in |= 16u << u;
-  }
-  return c;
-}
-
-// Rows 32 apart are four core-matrix row groups (4 x 256 bytes) apart.
-constexpr int kRowsApartBytes = 1024;
-#endif
-
-// Starts the copies of slab `slab` (K from slab * 128) into the stage at `stage_base`; pieces past
-// K or past the last row are zero-filled (K is a multiple of 16: a piece is all in or all out).
-__device__ inline void load_slab(const ScaledMmParams& p, const SlabCopier& c, uint32_t stage_base,
-                                 int slab) {
-  if (!MMAEMU_H4_COPIES) return;
-  const long long offset = static_cast<long long>(slab) * kH4SlabK;
-  const bool k_in = c.column + offset < p.k;
-#pragma unroll
-  for (int u = 0; u < 8; ++u) {
-    const bool is_b = u >= 4;
-    const int v = u & 3;
-    const bool inside = k_in && (c.rows_in >> u & 1u);
-    const uint8_t* src = inside ? (is_b ? c.b : c.a) + offset + v * c.stride : p.a;
-    const uint32_t dst = stage_base + (is_b ? kBOffset : 0) + c.dst + v * kRowsApartBytes;
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src),
-                 "r"(inside ? 16 : 0)
-                 : "memory");
-  }
-}
-
 __device__ inline void wgmma_fence() {
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 }
@@ -215,28 +99,19 @@ __device__ inline void slab_steps(float (&d)[64], uint32_t stage, int group, int
                                   bool block_start) {
   if (!MMAEMU_H4_STEPS) return;
   fence_registers(d);
-#if MMAEMU_H4_SWIZZLE
   // Step q reads bytes 32q.. of each 128-byte row: the descriptor starts 32q bytes in, and the
-  // hardware applies the swizzle to the address it forms.
-  const uint32_t a = stage + group * (kSubTileA / 2) * kStepsPerSlab, b = stage + kBOffset;
-  constexpr int kStepA = kStepK, kStepB = kStepK;
-#define MMAEMU_H4_DESCRIPTOR swizzled_descriptor
-#else
-  const uint32_t a = stage + group * (kSubTileA / 2), b = stage + kBOffset;
-  constexpr int kStepA = kSubTileA, kStepB = kSubTileB;
-#define MMAEMU_H4_DESCRIPTOR descriptor
-#endif
+  // hardware applies the swizzle to the address it forms. Warpgroup g reads A's rows 64g...
+  const uint32_t a = stage + group * 64 * kH4SlabK, b = stage + kBOffset;
   if (steps == kStepsPerSlab) {  // every slab but perhaps the last
 #pragma unroll
     for (int q = 0; q < kStepsPerSlab; ++q)
-      wgmma_step<Pair>(d, MMAEMU_H4_DESCRIPTOR(a + q * kStepA),
-                       MMAEMU_H4_DESCRIPTOR(b + q * kStepB), block_start && q == 0 ? 0 : 1);
+      wgmma_step<Pair>(d, swizzled_descriptor(a + q * kStepK), swizzled_descriptor(b + q * kStepK),
+                       block_start && q == 0 ? 0 : 1);
   } else {
     for (int q = 0; q < steps; ++q)
-      wgmma_step<Pair>(d, MMAEMU_H4_DESCRIPTOR(a + q * kStepA),
-                       MMAEMU_H4_DESCRIPTOR(b + q * kStepB), block_start && q == 0 ? 0 : 1);
+      wgmma_step<Pair>(d, swizzled_descriptor(a + q * kStepK), swizzled_descriptor(b + q * kStepK),
+                       block_start && q == 0 ? 0 : 1);
   }
-#undef MMAEMU_H4_DESCRIPTOR
   fence_registers(d);
 }
 
@@ -247,7 +122,23 @@ __device__ inline void promote(float (&partial)[64], float (&d)[64]) {
   for (int r = 0; r < 64; ++r) partial[r] = __fadd_rn(partial[r], d[r]);
 }
 
-#if MMAEMU_H4_TMA
+// The block's rank in its cluster, and a barrier over the cluster's threads (the block's alone
+// when clusters are single blocks): a stage is refilled only after every block that reads it is
+// done with it.
+__device__ inline int cluster_rank() {
+  unsigned rank;
+  asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  return static_cast<int>(rank);
+}
+__device__ inline void ring_sync() {
+#if MMAEMU_H4_CLUSTER > 1
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::
+                   : "memory");
+#else
+  __syncthreads();
+#endif
+}
+
 __device__ inline void mbarrier_init(uint32_t bar, unsigned count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
 }
@@ -260,11 +151,15 @@ __device__ inline void mbarrier_wait(uint32_t bar, unsigned parity) {
       "r"(parity)
       : "memory");
 }
-// Thread 0: the copies of slab `slab` into the stage at `stage_base`, completing on `bar`.
+// Thread 0: the copies of slab `slab` into the stage at `stage_base`, completing on `bar` (the
+// barrier expects the whole stage: the accelerator counts the zeros it fills past the edges). In
+// a cluster, this block copies its share of B's rows into the stage of every block of the cluster
+// (the same offsets in each), and theirs arrive on its barrier.
 __device__ inline void tma_slab(const H4TensorMaps& maps, uint32_t stage_base, uint32_t bar,
                                 int slab, int row0, int col0) {
+  if (!MMAEMU_H4_COPIES) return;
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
-               "r"(kH4StageBytes)
+               "r"(MMAEMU_H4_COPY_B ? kH4StageBytes : kBOffset)
                : "memory");
   const int k0 = slab * kH4SlabK;
   asm volatile(
@@ -272,46 +167,48 @@ __device__ inline void tma_slab(const H4TensorMaps& maps, uint32_t stage_base, u
       " [%0], [%1, {%2, %3}], [%4];" ::"r"(stage_base),
       "l"(reinterpret_cast<unsigned long long>(&maps.a)), "r"(k0), "r"(row0), "r"(bar)
       : "memory");
+  if (!MMAEMU_H4_COPY_B) return;
+#if MMAEMU_H4_CLUSTER > 1
+  const int share = cluster_rank() * kH4BoxRowsB;
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(stage_base + kBOffset +
+                                                                  share * kH4SlabK),
+      "l"(reinterpret_cast<unsigned long long>(&maps.b)), "r"(k0), "r"(col0 + share), "r"(bar),
+      "h"(static_cast<unsigned short>((1u << kH4Cluster) - 1))
+      : "memory");
+#else
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
       " [%0], [%1, {%2, %3}], [%4];" ::"r"(stage_base + kBOffset),
       "l"(reinterpret_cast<unsigned long long>(&maps.b)), "r"(k0), "r"(col0), "r"(bar)
       : "memory");
-}
 #endif
+}
 
-// The ring as one warpgroup walks it: the slab computed next, its stage, and the stage that the
-// slab kAhead further on is loaded into.
+// The ring as one warpgroup walks it: the slab computed next, its stage, the stage that the slab
+// kAhead further on is loaded into, and the tile's first row of A and of B.
 struct Ring {
   uint32_t base;
   int slab, slabs, stage, fill;
+  int row0, col0;
+  __device__ uint32_t barrier(int s) const { return base + kH4SharedBytes + 8 * s; }
 };
 
 // One slab: wait for its copies, start the copies of slab + kAhead, issue its steps into d (a new
 // chain when it starts a block), and wait for slab - 1's steps, so that the caller may read the
 // accumulator that slab - 1 finished while this slab's steps run.
 template <int Pair>
-__device__ inline void slab_iteration(const ScaledMmParams& p, MMAEMU_H4_COPY_SOURCE, Ring& ring,
+__device__ inline void slab_iteration(const ScaledMmParams& p, const H4TensorMaps& maps, Ring& ring,
                                       int group, float (&d)[64], bool block_start) {
-#if MMAEMU_H4_TMA
-  const uint32_t bars = ring.base + kH4SharedBytes;
-  mbarrier_wait(bars + 8 * ring.stage, (ring.slab / kH4Stages) & 1);  // this slab has landed
-  // Every warpgroup has waited for the steps of slab - 1 and earlier: the stage of slab - 2
-  // (refilled next) is free.
-  __syncthreads();
+  // This slab has landed (the barrier's use u = slab / stages completes phase u).
+  if (MMAEMU_H4_COPIES) mbarrier_wait(ring.barrier(ring.stage), (ring.slab / kH4Stages) & 1);
+  // Every warpgroup (of every block of the cluster) has waited for the steps of slab - 1 and
+  // earlier: the stage of slab - 2 (refilled next) is free.
+  ring_sync();
   if (threadIdx.x == 0 && ring.slab + kAhead < ring.slabs)
-    tma_slab(maps, ring.base + ring.fill * kH4StageBytes, bars + 8 * ring.fill, ring.slab + kAhead,
-             static_cast<int>(row0), static_cast<int>(col0));
-#else
-  asm volatile("cp.async.wait_group %0;" ::"n"(kAhead - 1) : "memory");  // this slab has landed
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");           // visible to wgmma
-  // Every thread's copies of this slab landed; every warpgroup has waited for the steps of
-  // slab - 1 and earlier, so the stage of slab - 2 (refilled next) is free.
-  __syncthreads();
-  if (ring.slab + kAhead < ring.slabs)
-    load_slab(p, copier, ring.base + ring.fill * kH4StageBytes, ring.slab + kAhead);
-  asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
+    tma_slab(maps, ring.base + ring.fill * kH4StageBytes, ring.barrier(ring.fill),
+             ring.slab + kAhead, ring.row0, ring.col0);
   const long long left = p.k - static_cast<long long>(ring.slab) * kH4SlabK;
   const int steps =
       left >= kH4SlabK ? kStepsPerSlab : static_cast<int>((left + kStepK - 1) / kStepK);
@@ -324,7 +221,6 @@ __device__ inline void slab_iteration(const ScaledMmParams& p, MMAEMU_H4_COPY_SO
   ring.fill = ring.fill + 1 == kH4Stages ? 0 : ring.fill + 1;
 }
 
-#if MMAEMU_H4_STAGED_STORES
 // 16- and 8-byte stores without CUDA's vector types (NVRTC builds this without headers).
 struct alignas(16) Piece16 {
   uint32_t word[4];
@@ -337,6 +233,7 @@ struct alignas(8) Piece8 {
 // the m x n array at `out`: 16-byte pieces where the destination allows, else byte by byte.
 __device__ inline void copy_rows_out(const uint8_t* staged, int row_stride, int bytes, uint8_t* out,
                                      long long m, long long n, long long row0, long long col0) {
+  if (!MMAEMU_H4_STORES) return;
   const int pieces = kH4TileN * bytes / 16;
   const bool whole = (n * bytes) % 16 == 0 && reinterpret_cast<unsigned long long>(out) % 16 == 0;
   for (int x = threadIdx.x; x < kH4TileM * pieces; x += blockDim.x) {
@@ -355,7 +252,8 @@ __device__ inline void copy_rows_out(const uint8_t* staged, int row_stride, int 
 
 // The epilogue through shared memory: each thread converts its fragment's elements in column
 // pairs into the ring (rows padded by 16 bytes, so that a warp's stores hit every bank once), and
-// the block then writes whole rows out.
+// the block then writes whole rows out. Fragment: warp w of the warpgroup holds rows 16w..16w+15;
+// register 4c + 2h + e is row 16w + lane/4 + 8h, column 8c + 2(lane%4) + e.
 __device__ inline void store_tile(const ScaledMmParams& p, long long row0, long long col0,
                                   int group, const float (&partial)[64], uint8_t* ring_memory) {
   __syncthreads();  // both warpgroups are done with the ring
@@ -367,7 +265,7 @@ __device__ inline void store_tile(const ScaledMmParams& p, long long row0, long 
   unsigned flagged = 0;
 #pragma unroll
   for (int r = 0; r < 64; r += 2) {
-    // Registers r and r + 1: row li, columns lj and lj + 1 (see the fragment layout above).
+    // Registers r and r + 1: row li, columns lj and lj + 1.
     const int li = group * 64 + warp * 16 + (lane >> 2) + 8 * ((r >> 1) & 1);
     const int lj = 8 * (r >> 2) + 2 * (lane & 3);
     const long long i = row0 + li, j = col0 + lj;
@@ -394,51 +292,47 @@ __device__ inline void store_tile(const ScaledMmParams& p, long long row0, long 
   copy_rows_out(staged_out, out_stride, bytes, p.out, p.m, p.n, row0, col0);
   copy_rows_out(staged_flags, flag_stride, 1, p.fallback, p.m, p.n, row0, col0);
 }
-#endif
 
 template <int Pair>
-__device__ void h4_tile(MMAEMU_H4_TILE_PARAMS) {
-  extern __shared__ __align__(128) uint8_t ring_memory[];
-  // Tile order: groups of kH4GroupTiles tile rows, column by column within a group.
+__device__ void h4_tile(const ScaledMmParams& p, const H4TensorMaps& maps) {
+  // 1024-byte aligned: the 128-byte swizzle's pattern repeats every eight 128-byte rows.
+  extern __shared__ __align__(1024) uint8_t ring_memory[];
+  // Tile order: groups of kH4GroupTiles tile rows, column by column within a group; a cluster's
+  // blocks take consecutive tile rows of one column (a block past the last row stores nothing).
   const long long tiles_m = (p.m + kH4TileM - 1) / kH4TileM,
                   tiles_n = (p.n + kH4TileN - 1) / kH4TileN;
-  const long long per_group = kH4GroupTiles * tiles_n, id = blockIdx.x;
-  const long long first = id / per_group * kH4GroupTiles,
-                  rows_here = min(tiles_m - first, (long long)kH4GroupTiles);
-  const long long tile_m = first + (id % per_group) % rows_here,
-                  tile_n = (id % per_group) / rows_here;
+  const long long bands = (tiles_m + kH4Cluster - 1) / kH4Cluster;  // rows of clusters
+  constexpr long long kGroupBands = kH4GroupTiles / kH4Cluster;
+  const long long per_group = kGroupBands * tiles_n, id = blockIdx.x / kH4Cluster;
+  const long long first = id / per_group * kGroupBands,
+                  bands_here = min(bands - first, kGroupBands);
+  const long long tile_m = (first + (id % per_group) % bands_here) * kH4Cluster +
+                           static_cast<long long>(blockIdx.x % kH4Cluster),
+                  tile_n = (id % per_group) / bands_here;
   const long long row0 = tile_m * kH4TileM, col0 = tile_n * kH4TileN;
   const int group = threadIdx.x >> 7;  // warpgroup: rows 64 * group .. of the tile
-#if !MMAEMU_H4_TMA
-  const SlabCopier copier = slab_copier(p, row0, col0);
-#endif
-  Ring ring{shared_address(ring_memory), 0, static_cast<int>((p.k + kH4SlabK - 1) / kH4SlabK), 0,
-            kAhead};
-#if MMAEMU_H4_SWIZZLE
-  if (ring.base & 1023) __trap();  // the swizzle pattern needs 1024-byte aligned stages
-#endif
-#if MMAEMU_H4_TMA
+  Ring ring{shared_address(ring_memory),
+            0,
+            static_cast<int>((p.k + kH4SlabK - 1) / kH4SlabK),
+            0,
+            kAhead,
+            static_cast<int>(row0),
+            static_cast<int>(col0)};
+  if (ring.base & 1023) __trap();
   if (threadIdx.x == 0) {
-    for (int s = 0; s < kH4Stages; ++s) mbarrier_init(ring.base + kH4SharedBytes + 8 * s, 1);
+    for (int s = 0; s < kH4Stages; ++s) mbarrier_init(ring.barrier(s), 1);
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     for (int s = 0; s < kAhead && s < ring.slabs; ++s)
-      tma_slab(maps, ring.base + s * kH4StageBytes, ring.base + kH4SharedBytes + 8 * s, s,
-               static_cast<int>(row0), static_cast<int>(col0));
+      tma_slab(maps, ring.base + s * kH4StageBytes, ring.barrier(s), s, ring.row0, ring.col0);
   }
-  __syncthreads();  // the barriers are initialised before anyone waits on them
-#else
-  for (int s = 0; s < kAhead; ++s) {
-    if (s < ring.slabs) load_slab(p, copier, ring.base + s * kH4StageBytes, s);
-    asm volatile("cp.async.commit_group;" ::: "memory");
-  }
-#endif
+  ring_sync();  // the barriers are initialised before anyone waits on them or copies onto them
   float partial[64];
 #pragma unroll
   for (int r = 0; r < 64; ++r) partial[r] = 0.0f;
   if (p.single_chain) {
     // One chain over all of K: the sum is the chain itself.
     while (ring.slab < ring.slabs)
-      slab_iteration<Pair>(p, MMAEMU_H4_COPY_ARGS, ring, group, partial, ring.slab == 0);
+      slab_iteration<Pair>(p, maps, ring, group, partial, ring.slab == 0);
     wgmma_wait<0>();
     fence_registers(partial);
   } else {
@@ -450,7 +344,7 @@ __device__ void h4_tile(MMAEMU_H4_TILE_PARAMS) {
     for (int r = 0; r < 64; ++r) acc0[r] = acc1[r] = 0.0f;
     while (ring.slab < ring.slabs) {
       for (int q = 0; q < per_block && ring.slab < ring.slabs; ++q) {
-        slab_iteration<Pair>(p, MMAEMU_H4_COPY_ARGS, ring, group, acc0, q == 0);
+        slab_iteration<Pair>(p, maps, ring, group, acc0, q == 0);
         if (q == 0 && ring.slab > 1) promote(partial, acc1);
       }
       if (ring.slab == ring.slabs) {
@@ -459,7 +353,7 @@ __device__ void h4_tile(MMAEMU_H4_TILE_PARAMS) {
         break;
       }
       for (int q = 0; q < per_block && ring.slab < ring.slabs; ++q) {
-        slab_iteration<Pair>(p, MMAEMU_H4_COPY_ARGS, ring, group, acc1, q == 0);
+        slab_iteration<Pair>(p, maps, ring, group, acc1, q == 0);
         if (q == 0) promote(partial, acc0);
       }
       if (ring.slab == ring.slabs) {
@@ -468,39 +362,27 @@ __device__ void h4_tile(MMAEMU_H4_TILE_PARAMS) {
       }
     }
   }
-#if !MMAEMU_H4_TMA
-  asm volatile("cp.async.wait_group 0;" ::: "memory");
-#endif
-#if MMAEMU_H4_STAGED_STORES
   store_tile(p, row0, col0, group, partial, ring_memory);
-#else
-  // Fragment: warp w of the warpgroup holds rows 16w..16w+15; register 4c + 2h + e is row
-  // 16w + lane/4 + 8h, column 8c + 2(lane%4) + e.
-  const int warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31;
-#pragma unroll
-  for (int r = 0; r < 64; ++r) {
-    const long long i = row0 + group * 64 + warp * 16 + (lane >> 2) + 8 * ((r >> 1) & 1);
-    const long long j = col0 + 8 * (r >> 2) + 2 * (lane & 3) + (r & 1);
-    // Left out (anatomy), a store the compiler cannot prove dead keeps the work before it.
-    if (!MMAEMU_H4_STORES && partial[r] != -1.5e-38f) continue;
-    if (i < p.m && j < p.n)
-      store_element(p, i, j, partial[r], p.special_rows_a[i] | p.special_rows_b[j]);
-  }
-#endif
 }
 #endif
 
 }  // namespace
 
+#if MMAEMU_H4_CLUSTER > 1
+#define MMAEMU_H4_CLUSTER_DIMS __cluster_dims__(MMAEMU_H4_CLUSTER, 1, 1)
+#else
+#define MMAEMU_H4_CLUSTER_DIMS
+#endif
 #ifdef MMAEMU_H4_WGMMA
-#define MMAEMU_H4_KERNEL(NAME, PAIR)                                                   \
-  extern "C" __global__ void __launch_bounds__(256, 1) NAME(MMAEMU_H4_KERNEL_PARAMS) { \
-    h4_tile<PAIR>(MMAEMU_H4_TILE_ARGS);                                                \
+#define MMAEMU_H4_KERNEL(NAME, PAIR)                                          \
+  extern "C" __global__ void MMAEMU_H4_CLUSTER_DIMS __launch_bounds__(256, 1) \
+      NAME(ScaledMmParams p, const __grid_constant__ H4TensorMaps maps) {     \
+    h4_tile<PAIR>(p, maps);                                                   \
   }
 #else
-#define MMAEMU_H4_KERNEL(NAME, PAIR)                         \
-  extern "C" __global__ void NAME(MMAEMU_H4_KERNEL_PARAMS) { \
-    __trap();                                                \
+#define MMAEMU_H4_KERNEL(NAME, PAIR)                                                             \
+  extern "C" __global__ void NAME(ScaledMmParams p, const __grid_constant__ H4TensorMaps maps) { \
+    __trap();                                                                                    \
   }
 #endif
 

@@ -146,6 +146,20 @@ TEST_CASE("one descriptor per kernel module: names, backends, launch and the mod
   Plan fused = plan;
   fused.algorithm.fused_bias = true;
   CHECK(pick(fused, Backend::cuda, 9, 0).find("no CUDA kernel module covers") != std::string::npos);
+
+  // h4 reads a and b through tensor maps: a caller's operand off 16 bytes goes to the next module.
+  CHECK(emulation_module_named("h4")->tensor_maps);
+  CHECK_FALSE(emulation_module_named("h1")->tensor_maps);
+  auto pick_at = [&](Backend backend, uint64_t operand_addresses) {
+    auto m = choose_emulation_module(plan, call, backend, 9, 0, operand_addresses);
+    return m ? std::string((*m)->name) : "error: " + m.error().message();
+  };
+  CHECK(pick_at(Backend::cuda, 0x7f0000000000) == "h4");
+  CHECK(pick_at(Backend::cuda, 0x7f0000000000 | 0x200010) == "h4");
+  CHECK(pick_at(Backend::cuda, 0x7f0000000008) == "h1");
+  CHECK(pick_at(Backend::cuda, 0x7f0000000001) == "h1");
+  CHECK(pick_at(Backend::cuda_h4, 0x7f0000000004).find("16-byte aligned") != std::string::npos);
+  CHECK(pick_at(Backend::cuda_h1, 0x7f0000000004) == "h1");
 }
 
 TEST_CASE("v9 takes the presets whose step terms fit FP32 exactly, before v4", "[cuda][choice]") {

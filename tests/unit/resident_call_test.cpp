@@ -6,7 +6,9 @@
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "mmaemu/emulate.hpp"
 #include "mmaemu/profile.hpp"
@@ -172,4 +174,54 @@ TEST_CASE("resident calls give the host path's bits, or say why no GPU runs them
     REQUIRE(emulate_cuda_resident(*plan, (*copy)->call()));
     CHECK(*(*copy)->download_out() == *cpu);
   }
+}
+
+TEST_CASE("a resident operand off 16 bytes: h4 refuses it, cuda takes the next module, same bits") {
+  auto device = cuda_backend_device();
+  if (!device) {
+    WARN("no GPU: " << device.error().message());
+    return;
+  }
+  auto profile = load_profile("hopper");
+  REQUIRE(profile);
+  const int64_t m = 64, n = 128, k = 512;
+  OwnedScaledMmCall owned = drawn_call(m, n, k, 99);
+  auto plan = profile->resolve(owned.view());
+  REQUIRE(plan);
+  REQUIRE(plan->split_k == 1);
+  if (auto kernel = cuda_kernel_for(*plan, owned.view(), Backend::cuda);
+      !kernel || *kernel != "h4") {
+    WARN("h4 does not run here (not Hopper)");
+    return;
+  }
+  auto cpu = emulate(*plan, owned.view(), Backend::cpu);
+  REQUIRE(cpu);
+  // One more row of a, and a's bytes 8 further on: the device call reads from a + 8.
+  OwnedScaledMmCall padded = owned;
+  padded.m = m + 1;
+  padded.a.assign(static_cast<size_t>((m + 1) * k), 0);
+  std::copy(owned.a.begin(), owned.a.end(), padded.a.begin() + 8);
+  auto copy = ResidentCopy::upload(padded.view());
+  REQUIRE(copy);
+  DeviceScaledMmCall shifted = (*copy)->call();
+  shifted.m = m;
+  shifted.a += 8;
+  auto refused = emulate_cuda_resident(*plan, shifted, Backend::cuda_h4);
+  REQUIRE(!refused);
+  CHECK_THAT(refused.error().message(), Catch::Contains("16-byte aligned"));
+  auto ran = emulate_cuda_resident(*plan, shifted, Backend::cuda);
+  REQUIRE(ran);
+  CHECK(ran->module == "h1");
+  auto out = (*copy)->download_out();
+  REQUIRE(out);
+  REQUIRE(out->size() >= cpu->size());
+  CHECK(std::vector<uint8_t>(out->begin(),
+                             out->begin() + static_cast<std::ptrdiff_t>(cpu->size())) == *cpu);
+  // The aligned call, for contrast, runs h4.
+  auto aligned = ResidentCopy::upload(owned.view());
+  REQUIRE(aligned);
+  auto h4 = emulate_cuda_resident(*plan, (*aligned)->call(), Backend::cuda);
+  REQUIRE(h4);
+  CHECK(h4->module == "h4");
+  CHECK(*(*aligned)->download_out() == *cpu);
 }

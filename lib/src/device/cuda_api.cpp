@@ -48,6 +48,7 @@ Result<Gpu> open_gpu(int ordinal) {
   if (!bound)
     return Error(Errc::device_unavailable,
                  cuda.name + " lacks a driver entry point this build needs");
+  bind(cuda, "cuTensorMapEncodeTiled", d.encode_tensor_map);
   if (CUresult r = d.init(0); r != CUDA_SUCCESS)
     return Error(Errc::device_unavailable, "cuInit failed: " + d.describe(r));
   if (CUresult r = d.device_get(&g.device, ordinal); r != CUDA_SUCCESS)

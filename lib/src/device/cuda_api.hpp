@@ -37,6 +37,8 @@ struct DriverApi {
   decltype(&cuModuleGetFunction) module_function;
   decltype(&cuFuncSetAttribute) function_attribute;
   decltype(&cuLaunchKernel) launch;
+  // Optional (drivers from CUDA 12.0 have it): null where the driver lacks it; h4 needs it.
+  decltype(&cuTensorMapEncodeTiled) encode_tensor_map;
 
   std::string describe(CUresult r) const;
 };

@@ -49,6 +49,7 @@ Result<void> validate(const DeviceScaledMmCall& call) {
 #include <bit>
 #include <chrono>
 #include <climits>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <tuple>
@@ -142,12 +143,13 @@ struct PreparedModule {
   std::string function;
 };
 
-Result<PreparedModule> prepare_module(const Plan& plan, const ScaledMmCall& shape,
-                                      Backend backend) {
+// operand_addresses: as choose_emulation_module takes them.
+Result<PreparedModule> prepare_module(const Plan& plan, const ScaledMmCall& shape, Backend backend,
+                                      uint64_t operand_addresses = 0) {
   auto gpu = device::emulation_gpu();
   if (!gpu) return gpu.error();
-  auto chosen =
-      choose_emulation_module(plan, shape, backend, (*gpu)->compute_major, (*gpu)->compute_minor);
+  auto chosen = choose_emulation_module(plan, shape, backend, (*gpu)->compute_major,
+                                        (*gpu)->compute_minor, operand_addresses);
   if (!chosen) return chosen.error();
   PreparedModule m;
   m.gpu = *gpu;
@@ -238,6 +240,39 @@ class LaunchScratch {
   size_t sizes_[slot_count] = {};
 };
 
+static_assert(sizeof(CUtensorMap) == sizeof(H4TensorMap),
+              "h4_tiling.h's opaque tensor map must be a CUtensorMap's size");
+
+// The tensor maps of h4's operands into `maps`: a (m rows) and b (n rows) of k bytes, boxes of one
+// slab (128 bytes of K) by one tile's rows (b: a block's share of them, kH4BoxRowsB), the
+// 128-byte swizzle the kernel's descriptors expect, zeros past the edges.
+Result<void> encode_h4_maps(const device::DriverApi& d, const ScaledMmCall& shape, CUdeviceptr a,
+                            CUdeviceptr b, H4TensorMaps& maps) {
+  if (!d.encode_tensor_map)
+    return Error(Errc::device_unavailable,
+                 "the CUDA driver lacks cuTensorMapEncodeTiled (h4 needs a CUDA 12 driver)");
+  for (const auto& [map, address, rows, box_rows, name] :
+       {std::tuple{&maps.a, a, shape.m, kH4TileM, "a"},
+        std::tuple{&maps.b, b, shape.n, kH4BoxRowsB, "b"}}) {
+    const cuuint64_t dims[2] = {static_cast<cuuint64_t>(shape.k), static_cast<cuuint64_t>(rows)};
+    const cuuint64_t strides[1] = {static_cast<cuuint64_t>(shape.k)};
+    const cuuint32_t box[2] = {kH4SlabK, static_cast<cuuint32_t>(box_rows)},
+                     element_strides[2] = {1, 1};
+    CUtensorMap encoded;  // CUDA's own type (more strictly aligned), then copied into the param
+    if (CUresult r = d.encode_tensor_map(
+            &encoded, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, reinterpret_cast<void*>(address), dims,
+            strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+        r != CUDA_SUCCESS)
+      return Error(Errc::unsupported, std::string("h4: the tensor map of ") + name + " (" +
+                                          std::to_string(rows) + " x " + std::to_string(shape.k) +
+                                          " bytes) cannot be encoded: " + d.describe(r));
+    std::memcpy(map, &encoded, sizeof encoded);
+  }
+  return {};
+}
+
 // The special-row pre-pass and the module's kernel over the call, then the flags. The host path
 // and the resident path both run this: one launcher, the same bits.
 Result<KernelRun> launch_module(const PreparedModule& m, const Plan& plan,
@@ -314,7 +349,10 @@ Result<KernelRun> launch_module(const PreparedModule& m, const Plan& plan,
         r != CUDA_SUCCESS)
       return Error(Errc::device_unavailable, "flag_special_rows launch failed: " + d.describe(r));
   }
-  void* args[] = {&params};
+  H4TensorMaps maps{};
+  if (desc.tensor_maps)
+    if (auto ok = encode_h4_maps(d, shape, in.a, in.b, maps); !ok) return ok.error();
+  void* args[] = {&params, &maps};  // a module without tensor maps reads the first alone
   // The module's launch shape (EmulationModule): one thread per element, a 2-D grid of 64 x 64
   // tiles, or a 1-D grid over 128 x 128 tiles that the kernel orders itself, with its ring in
   // dynamic shared memory (over the 48 KiB default: the attribute must be raised).
@@ -329,8 +367,7 @@ Result<KernelRun> launch_module(const PreparedModule& m, const Plan& plan,
       return Error(Errc::unsupported, kernel_name + ": m = " + std::to_string(shape.m) +
                                           " exceeds 65535 tiles of rows");
   } else if (desc.launch == LaunchShape::tiles_128_linear) {
-    const int64_t tiles =
-        ((shape.m + kH4TileM - 1) / kH4TileM) * ((shape.n + kH4TileN - 1) / kH4TileN);
+    const int64_t tiles = h4_grid_blocks(shape.m, shape.n);
     if (tiles > INT_MAX)
       return Error(Errc::unsupported,
                    kernel_name + ": " + std::to_string(tiles) + " tiles exceed one grid");
@@ -413,7 +450,7 @@ Result<CudaRunStats> emulate_cuda_resident(const Plan& plan, const DeviceScaledM
                                            Backend backend) {
   if (auto ok = validate(call); !ok) return ok.error();
   const ScaledMmCall shape = call.shape();
-  auto module = prepare_module(plan, shape, backend);
+  auto module = prepare_module(plan, shape, backend, call.a | call.b);
   if (!module) return module.error();
   if (auto ok = validate_plan_takes(plan, call.a_dtype, call.b_dtype); !ok) return ok.error();
   const auto& d = module->gpu->api;

@@ -111,8 +111,9 @@ constexpr EmulationModule kModules[] = {
      "the real wgmma step on Hopper (sm_90), hopper_fp8_wgmma_k32 only", true, 128,
      LaunchShape::tiles_64, 0, h1_covers, 2},
     {"h4", "cuda-h4", Backend::cuda_h4, "h4_scaled_mm.cu",
-     "h1 pipelined at a 128 x 128 tile; one split-K slice, K % 16 == 0", true, 256,
-     LaunchShape::tiles_128_linear, static_cast<unsigned>(kH4SharedBytes), h4_covers, 1},
+     "h1 pipelined at a 128 x 128 tile, TMA-fed; one split-K slice, K % 16 == 0", true, 256,
+     LaunchShape::tiles_128_linear, static_cast<unsigned>(kH4DynamicSharedBytes), h4_covers, 1,
+     true},
     // Before v4 where it covers the call: equal to the oracle in conform on a GPU and 3.2-3.4x
     // v4's speed there (validation_logs/2026-12-07/resident-v9-h100/README.md).
     {"v9", "cuda-v9", Backend::cuda_v9, "v9_scaled_mm.cu",
@@ -138,11 +139,29 @@ const EmulationModule* emulation_module_for(Backend backend) {
   return nullptr;
 }
 
+namespace {
+
+// Whether module m runs the call, its operands at `operand_addresses` (see the header); if not,
+// why.
+bool runs(const EmulationModule& m, const Plan& plan, const ScaledMmCall& call, int major,
+          int minor, uint64_t operand_addresses, std::string* why) {
+  if (!m.covers(plan, call, major, minor, why)) return false;
+  if (m.tensor_maps && operand_addresses % 16 != 0) {
+    *why = std::string(m.name) +
+           " reads a and b through tensor maps, which need 16-byte aligned addresses";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 Result<const EmulationModule*> choose_emulation_module(const Plan& plan, const ScaledMmCall& call,
-                                                       Backend backend, int major, int minor) {
+                                                       Backend backend, int major, int minor,
+                                                       uint64_t operand_addresses) {
   std::string why;
   if (const EmulationModule* named = emulation_module_for(backend)) {
-    if (named->covers(plan, call, major, minor, &why)) return named;
+    if (runs(*named, plan, call, major, minor, operand_addresses, &why)) return named;
     return Error(Errc::unsupported, std::string(named->name) + " does not cover the call: " + why);
   }
   if (backend != Backend::cuda)
@@ -157,7 +176,7 @@ Result<const EmulationModule*> choose_emulation_module(const Plan& plan, const S
   });
   std::string reasons;
   for (const EmulationModule* m : ranked) {
-    if (m->covers(plan, call, major, minor, &why)) return m;
+    if (runs(*m, plan, call, major, minor, operand_addresses, &why)) return m;
     reasons += (reasons.empty() ? "" : "; ") + why;
   }
   return Error(Errc::unsupported, "no CUDA kernel module covers the call: " + reasons);

@@ -17,18 +17,16 @@ build() {  # variant name, defines...
 }
 build full &
 build no-copies -DMMAEMU_H4_COPIES=0 &
+build no-copy-b -DMMAEMU_H4_COPY_B=0 &
 build no-steps -DMMAEMU_H4_STEPS=0 &
 build no-stores -DMMAEMU_H4_STORES=0 &
 build steps-only -DMMAEMU_H4_COPIES=0 -DMMAEMU_H4_STORES=0 &
-build swizzle -DMMAEMU_H4_SWIZZLE=1 &
-build swizzle-no-stores -DMMAEMU_H4_SWIZZLE=1 -DMMAEMU_H4_STORES=0 &
-build staged -DMMAEMU_H4_STAGED_STORES=1 &
-build swizzle-staged -DMMAEMU_H4_SWIZZLE=1 -DMMAEMU_H4_STAGED_STORES=1 &
-build tma -DMMAEMU_H4_TMA=1 &
-build tma-staged -DMMAEMU_H4_TMA=1 -DMMAEMU_H4_STAGED_STORES=1 &
-build tma-s7 -DMMAEMU_H4_TMA=1 -DMMAEMU_H4_STAGES=7 &
-build tma-staged-s7 -DMMAEMU_H4_TMA=1 -DMMAEMU_H4_STAGED_STORES=1 -DMMAEMU_H4_STAGES=7 &
-build swizzle-s7 -DMMAEMU_H4_SWIZZLE=1 -DMMAEMU_H4_STAGES=7 &
 build skeleton -DMMAEMU_H4_COPIES=0 -DMMAEMU_H4_STEPS=0 -DMMAEMU_H4_STORES=0 &
+build s4 -DMMAEMU_H4_STAGES=4 &
+build s6 -DMMAEMU_H4_STAGES=6 &
+build group4 -DMMAEMU_H4_GROUP_TILES=4 &
+build group16 -DMMAEMU_H4_GROUP_TILES=16 &
+build cluster2 -DMMAEMU_H4_CLUSTER=2 &
+build cluster2-no-stores -DMMAEMU_H4_CLUSTER=2 -DMMAEMU_H4_STORES=0 &
 wait
 ls "$OUT"/h4-anatomy-* > /dev/null

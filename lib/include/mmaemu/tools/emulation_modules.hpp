@@ -36,6 +36,9 @@ struct EmulationModule {
                  std::string* why) = nullptr;
   // Its place in Backend::cuda's choice, fastest first (1 is tried first); 0: only when named.
   unsigned auto_rank = 0;
+  // Reads a and b through two tensor maps (H4TensorMaps, its second kernel parameter) that the
+  // launcher encodes per call; their addresses must then be 16-byte aligned.
+  bool tensor_maps = false;
 };
 
 // v1, v4, h1, h4, v9.
@@ -45,7 +48,10 @@ const EmulationModule* emulation_module_for(Backend backend);  // null for oracl
 
 // The module a CUDA backend runs for the call on a GPU of compute capability major.minor: the one
 // the backend names, or for Backend::cuda the first by auto_rank that covers it; else why none.
+// `operand_addresses` is the bitwise or of a's and b's device addresses where the caller chose
+// them (a resident call), 0 where the library allocated them (aligned for every module).
 Result<const EmulationModule*> choose_emulation_module(const Plan& plan, const ScaledMmCall& call,
-                                                       Backend backend, int major, int minor);
+                                                       Backend backend, int major, int minor,
+                                                       uint64_t operand_addresses = 0);
 
 }  // namespace mmaemu

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Issue 15 evidence for h4 fed by the tensor-memory accelerator, in one device call: conform
+# --backend cuda (every module against the oracle; h4 through the launcher's tensor maps), the
+# same with NVRTC forced (the modules compiled at run time), resident_call_test, replays of H200
+# recordings with --backend cuda (h4 where it covers the call), bench beside cuBLASLt (bf16 on the issue's shapes; f32 and
+# FP8 outputs, NaN/Inf inputs and a ragged shape), and the h4 timing anatomy.
+#   scripts/device/h4-tma-evidence.sh OUT_DIR
+# Carried in .device/: mmaemu.xz and resident_call_test.xz (stripped, xz-packed builds of the
+# commit), anatomy.tar.xz (scripts/device/h4-anatomy/build.sh's output), truth/ (recordings).
+set -u
+OUT=${1:?usage: h4-tma-evidence.sh OUT_DIR}
+mkdir -p "$OUT"
+(cd .device && for f in mmaemu resident_call_test; do xz -dkf $f.xz && chmod +x $f; done &&
+  tar xJf anatomy.tar.xz)
+M=.device/mmaemu
+LT=${CUBLASLT:-/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cu13/lib/libcublasLt.so.13}
+step() {  # name, command...: output to OUT/name.out with the exit status
+  local name=$1
+  shift
+  "$@" > "$OUT/$name.out" 2>&1
+  echo "rc=$?" >> "$OUT/$name.out"
+  echo "$name: $(tail -n 2 "$OUT/$name.out" | tr '\n' ' ')"
+}
+nvidia-smi -L > "$OUT/info.txt" 2>&1
+$M info >> "$OUT/info.txt" 2>&1
+step conform timeout 200 $M conform --backend cuda --calls ${CONFORM_CALLS:-40} --out "$OUT/conform-cuda.json"
+step resident-test timeout 100 .device/resident_call_test -d yes
+for exe in .device/anatomy/h4-anatomy-*; do timeout 60 $exe >> "$OUT/anatomy.jsonl" 2>> "$OUT/anatomy.err"; done
+python3 scripts/device/h4-anatomy/summary.py "$OUT/anatomy.jsonl" > "$OUT/anatomy-summary.txt" 2>&1
+cat "$OUT/anatomy-summary.txt"
+step bench timeout 240 $M bench --cublaslt "$LT" \
+  --shapes ${BENCH_SHAPES:-1024x1024x1024,4096x4096x4096,8192x8192x8192,4096x4096x16384,128x28672x8192,8192x12288x4096,16x4096x14336} \
+  --backends cublaslt,cuda-h4,cuda-v9 --repeats 5 --out "$OUT/bench.json"
+for variant in f32:normal f8_e4m3:normal bf16:special f16:wide; do
+  dtype=${variant%%:*} dist=${variant##*:}
+  step "bench-$dtype-$dist" timeout 60 $M bench --cublaslt "$LT" --shapes 1000x3001x2000,4096x4096x4096 \
+    --backends cublaslt,cuda-h4 --repeats 3 --out-dtype $dtype --dist $dist --out "$OUT/bench-$dtype-$dist.json"
+done
+for set in .device/truth/*/; do
+  name=$(basename "$set")
+  step "replay-$name" timeout 100 $M replay --truth-dir "$set" --backend cuda --out "$OUT/replay-$name.json"
+done
+step conform-nvrtc env MMAEMU_FORCE_NVRTC=1 timeout 200 $M conform --backend cuda-h4 --calls 20 --out "$OUT/conform-h4-nvrtc.json"
