@@ -24,12 +24,15 @@ constexpr int kH4GroupTiles = MMAEMU_H4_GROUP_TILES;
 // same columns, and each copies its share of the B box into all of them (TMA multicast).
 constexpr int kH4Cluster = MMAEMU_H4_CLUSTER;
 constexpr int kH4BoxRowsB = kH4TileN / kH4Cluster;  // rows of B's box, per block
+// Split-K slices per tile: one block each, the tile's blocks one cluster (8: the largest cluster
+// every sm_90 GPU schedules). The B-sharing candidate (kH4Cluster > 1) runs one slice only.
+constexpr int kH4MaxSplits = kH4Cluster == 1 ? 8 : 1;
 
-// The blocks of h4's grid for an m x n output: whole clusters (a tile past the last row of tiles
-// computes nothing that is stored).
-inline long long h4_grid_blocks(long long m, long long n) {
+// The blocks of h4's grid for an m x n output in `splits` split-K slices: whole clusters (a tile
+// past the last row of tiles computes nothing that is stored), times one block per slice.
+inline long long h4_grid_blocks(long long m, long long n, int splits = 1) {
   const long long tiles_m = (m + kH4TileM - 1) / kH4TileM, tiles_n = (n + kH4TileN - 1) / kH4TileN;
-  return (tiles_m + kH4Cluster - 1) / kH4Cluster * kH4Cluster * tiles_n;
+  return (tiles_m + kH4Cluster - 1) / kH4Cluster * kH4Cluster * tiles_n * splits;
 }
 
 // The kernel's second parameter: a CUtensorMap for A (k x m bytes, innermost first) and one for B

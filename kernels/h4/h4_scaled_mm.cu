@@ -12,14 +12,17 @@
 // while slab s - 1's block is promoted. Promotion blocks alternate between two accumulators for
 // that reason: block b chains in acc[b % 2] while block b - 1's is added to the FP32 sum. The
 // epilogue converts the tile into the ring's memory and writes whole rows out in 16-byte pieces.
-// Scope, checked by the host: one split-K slice (h1 takes split calls), K a multiple of 16 and
-// operands 16-byte aligned (the tensor maps' strides and base), promotion blocks a multiple of
-// 128 (they start at slab boundaries). Elements whose rows hold NaN/Inf codes
+// Split K: the launcher makes each tile's blocks a cluster, one block per slice, and the slices'
+// sums meet in slice 0 across the cluster's shared memory (gather_slices). Scope, checked by the
+// host: up to kH4MaxSplits slices whose grain is a multiple of 128 (they start at slab
+// boundaries), K a multiple of 16 and operands 16-byte aligned (the tensor maps' strides and
+// base), promotion blocks a multiple of 128. Elements whose rows hold NaN/Inf codes
 // (flag_special_rows) and FP8 outputs of an infinity go to the host's oracle. The grid walks
 // tiles eight tile rows at a time so that the B columns a wave reads stay in L2. No CUDA header:
 // NVRTC builds it for sm_90a.
 #include "epilogue.h"
 #include "h4_tiling.h"
+#include "k_slices.h"
 #include "scaled_mm_params.h"
 #include "special_rows.h"
 #include "wgmma_smem.h"
@@ -156,7 +159,7 @@ __device__ inline void mbarrier_wait(uint32_t bar, unsigned parity) {
 // a cluster, this block copies its share of B's rows into the stage of every block of the cluster
 // (the same offsets in each), and theirs arrive on its barrier.
 __device__ inline void tma_slab(const H4TensorMaps& maps, uint32_t stage_base, uint32_t bar,
-                                int slab, int row0, int col0) {
+                                int slab, int row0, int col0) {  // slab: of all of K
   if (!MMAEMU_H4_COPIES) return;
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
                "r"(MMAEMU_H4_COPY_B ? kH4StageBytes : kBOffset)
@@ -186,12 +189,15 @@ __device__ inline void tma_slab(const H4TensorMaps& maps, uint32_t stage_base, u
 #endif
 }
 
-// The ring as one warpgroup walks it: the slab computed next, its stage, the stage that the slab
-// kAhead further on is loaded into, and the tile's first row of A and of B.
+// The ring as one warpgroup walks its split-K slice: the slab computed next (counted from the
+// slice's first, `first` of all of K), its stage, the stage that the slab kAhead further on is
+// loaded into, the tile's first row of A and of B, and where the slice's K ends.
 struct Ring {
   uint32_t base;
   int slab, slabs, stage, fill;
   int row0, col0;
+  int first;
+  long long end;
   __device__ uint32_t barrier(int s) const { return base + kH4SharedBytes + 8 * s; }
 };
 
@@ -208,8 +214,8 @@ __device__ inline void slab_iteration(const ScaledMmParams& p, const H4TensorMap
   ring_sync();
   if (threadIdx.x == 0 && ring.slab + kAhead < ring.slabs)
     tma_slab(maps, ring.base + ring.fill * kH4StageBytes, ring.barrier(ring.fill),
-             ring.slab + kAhead, ring.row0, ring.col0);
-  const long long left = p.k - static_cast<long long>(ring.slab) * kH4SlabK;
+             ring.first + ring.slab + kAhead, ring.row0, ring.col0);
+  const long long left = ring.end - static_cast<long long>(ring.first + ring.slab) * kH4SlabK;
   const int steps =
       left >= kH4SlabK ? kStepsPerSlab : static_cast<int>((left + kStepK - 1) / kStepK);
   wgmma_fence();
@@ -293,37 +299,89 @@ __device__ inline void store_tile(const ScaledMmParams& p, long long row0, long 
   copy_rows_out(staged_flags, flag_stride, 1, p.fallback, p.m, p.n, row0, col0);
 }
 
+// A cluster barrier: every thread of the cluster arrives, its shared-memory writes released to
+// the cluster's other blocks, then waits for all.
+__device__ inline void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::
+                   : "memory");
+}
+
+// Split K: the blocks of a tile are one cluster, block s computing slice s. The slices' sums meet
+// in slice 0's registers in slice order (sum = ((slice 0 + slice 1) + slice 2) ..., FP32
+// round-to-nearest, as h1 and the library add them): each other block leaves its sum in its own
+// shared memory, 16 bytes per thread per piece so that a warp's reads are whole lines, and slice 0
+// reads them across the cluster. Returns whether this block stores the tile (slice 0).
+__device__ inline bool gather_slices(int slice, int splits, float (&partial)[64],
+                                     uint8_t* ring_memory) {
+  __syncthreads();  // both warpgroups' steps are done with the ring
+  const uint32_t base = shared_address(ring_memory) + threadIdx.x * 16;
+  if (slice != 0)
+#pragma unroll
+    for (int q = 0; q < 16; ++q)
+      asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(base + q * 256 * 16),
+                   "f"(partial[4 * q]), "f"(partial[4 * q + 1]), "f"(partial[4 * q + 2]),
+                   "f"(partial[4 * q + 3])
+                   : "memory");
+  cluster_sync();
+  if (slice == 0)
+    for (int s = 1; s < splits; ++s) {
+      uint32_t remote;
+      asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(base), "r"(s));
+#pragma unroll
+      for (int q = 0; q < 16; ++q) {
+        float v[4];
+        asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
+                     : "=f"(v[0]), "=f"(v[1]), "=f"(v[2]), "=f"(v[3])
+                     : "r"(remote + q * 256 * 16)
+                     : "memory");
+#pragma unroll
+        for (int e = 0; e < 4; ++e) partial[4 * q + e] = __fadd_rn(partial[4 * q + e], v[e]);
+      }
+    }
+  cluster_sync();  // slice 0 has read every block's sum: their shared memory may go
+  return slice == 0;
+}
+
 template <int Pair>
 __device__ void h4_tile(const ScaledMmParams& p, const H4TensorMaps& maps) {
   // 1024-byte aligned: the 128-byte swizzle's pattern repeats every eight 128-byte rows.
   extern __shared__ __align__(1024) uint8_t ring_memory[];
+  // Split K: p.split_k consecutive blocks (one cluster) per tile, one slice each.
+  const int splits = p.split_k, slice = static_cast<int>(blockIdx.x % splits);
+  const long long block = blockIdx.x / splits;
   // Tile order: groups of kH4GroupTiles tile rows, column by column within a group; a cluster's
   // blocks take consecutive tile rows of one column (a block past the last row stores nothing).
   const long long tiles_m = (p.m + kH4TileM - 1) / kH4TileM,
                   tiles_n = (p.n + kH4TileN - 1) / kH4TileN;
   const long long bands = (tiles_m + kH4Cluster - 1) / kH4Cluster;  // rows of clusters
   constexpr long long kGroupBands = kH4GroupTiles / kH4Cluster;
-  const long long per_group = kGroupBands * tiles_n, id = blockIdx.x / kH4Cluster;
+  const long long per_group = kGroupBands * tiles_n, id = block / kH4Cluster;
   const long long first = id / per_group * kGroupBands,
                   bands_here = min(bands - first, kGroupBands);
-  const long long tile_m = (first + (id % per_group) % bands_here) * kH4Cluster +
-                           static_cast<long long>(blockIdx.x % kH4Cluster),
+  const long long tile_m =
+                      (first + (id % per_group) % bands_here) * kH4Cluster + block % kH4Cluster,
                   tile_n = (id % per_group) / bands_here;
   const long long row0 = tile_m * kH4TileM, col0 = tile_n * kH4TileN;
   const int group = threadIdx.x >> 7;  // warpgroup: rows 64 * group .. of the tile
+  // The slice's K: [begin, end), begin at a slab boundary (the host checks the grain).
+  long long begin, end;
+  k_slice(p, slice, begin, end);
   Ring ring{shared_address(ring_memory),
             0,
-            static_cast<int>((p.k + kH4SlabK - 1) / kH4SlabK),
+            end > begin ? static_cast<int>((end - begin + kH4SlabK - 1) / kH4SlabK) : 0,
             0,
             kAhead,
             static_cast<int>(row0),
-            static_cast<int>(col0)};
+            static_cast<int>(col0),
+            static_cast<int>(begin / kH4SlabK),
+            end};
   if (ring.base & 1023) __trap();
   if (threadIdx.x == 0) {
     for (int s = 0; s < kH4Stages; ++s) mbarrier_init(ring.barrier(s), 1);
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     for (int s = 0; s < kAhead && s < ring.slabs; ++s)
-      tma_slab(maps, ring.base + s * kH4StageBytes, ring.barrier(s), s, ring.row0, ring.col0);
+      tma_slab(maps, ring.base + s * kH4StageBytes, ring.barrier(s), ring.first + s, ring.row0,
+               ring.col0);
   }
   ring_sync();  // the barriers are initialised before anyone waits on them or copies onto them
   float partial[64];
@@ -362,6 +420,7 @@ __device__ void h4_tile(const ScaledMmParams& p, const H4TensorMaps& maps) {
       }
     }
   }
+  if (splits > 1 && !gather_slices(slice, splits, partial, ring_memory)) return;
   store_tile(p, row0, col0, group, partial, ring_memory);
 }
 #endif

@@ -3,7 +3,8 @@
 # --backend cuda (every module against the oracle; h4 through the launcher's tensor maps), the
 # same with NVRTC forced (the modules compiled at run time), resident_call_test, replays of H200
 # recordings with --backend cuda (h4 where it covers the call), bench beside cuBLASLt (bf16 on the issue's shapes; f32 and
-# FP8 outputs, NaN/Inf inputs and a ragged shape), and the h4 timing anatomy.
+# FP8 outputs, NaN/Inf inputs and a ragged shape; split-K shapes on h4 and h1), and the h4 timing
+# anatomy.
 #   scripts/device/h4-tma-evidence.sh OUT_DIR
 # Carried in .device/: mmaemu.xz and resident_call_test.xz (stripped, xz-packed builds of the
 # commit), anatomy.tar.xz (scripts/device/h4-anatomy/build.sh's output), truth/ (recordings).
@@ -31,6 +32,10 @@ cat "$OUT/anatomy-summary.txt"
 step bench timeout 240 $M bench --cublaslt "$LT" \
   --shapes ${BENCH_SHAPES:-1024x1024x1024,4096x4096x4096,8192x8192x8192,4096x4096x16384,128x28672x8192,8192x12288x4096,16x4096x14336} \
   --backends cublaslt,cuda-h4,cuda-v9 --repeats 5 --out "$OUT/bench.json"
+# Split-K shapes (cuBLASLt's count): h4's clusters of slices beside h1.
+step bench-split timeout 120 $M bench --cublaslt "$LT" \
+  --shapes ${SPLIT_SHAPES:-16x4096x14336,32x4096x14336,64x4096x14336,16x8192x28672,128x1024x16384,256x512x65536} \
+  --backends cublaslt,cuda-h4,cuda-h1,cuda-v9 --repeats 5 --out "$OUT/bench-split.json"
 for variant in f32:normal f8_e4m3:normal bf16:special f16:wide; do
   dtype=${variant%%:*} dist=${variant##*:}
   step "bench-$dtype-$dist" timeout 60 $M bench --cublaslt "$LT" --shapes 1000x3001x2000,4096x4096x4096 \

@@ -1,7 +1,8 @@
 // Which CUDA kernel module may compute a plan, decided on the CPU (no GPU needed): h1 and h4 issue
 // the real wgmma step, so they take exactly the Hopper FP8 step on sm_90 and nothing else, not a
-// what-if preset that keeps the name with one parameter moved; h4 takes one split-K slice and K a
-// multiple of 16; v1/v4 take the presets that enter c inside the block.
+// what-if preset that keeps the name with one parameter moved; h4 takes up to 8 split-K slices on a
+// grain of whole slabs and K a multiple of 16; v1/v4 take the presets that enter c inside the
+// block.
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
@@ -77,7 +78,11 @@ TEST_CASE("h1 and h4 take the Hopper wgmma step on sm_90 only", "[cuda][choice]"
   Plan split = plan;
   split.split_k = 3;
   CHECK(h1_supports(split, 9, 0));
+  CHECK(h4_supports(split, call, 9, 0, &why));
+  split.split_k = 12;
+  CHECK(h1_supports(split, 9, 0));
   CHECK_FALSE(h4_supports(split, call, 9, 0, &why));
+  CHECK(why.find("up to 8") != std::string::npos);
   ScaledMmCall odd = call;
   std::vector<uint8_t> a2(64 * 250), b2(32 * 250);
   odd.k = 250, odd.a = a2, odd.b = b2;
@@ -137,11 +142,23 @@ TEST_CASE("one descriptor per kernel module: names, backends, launch and the mod
   CHECK(pick(plan, Backend::cuda, 9, 0) == "h4");
   Plan split = plan;
   split.split_k = 2;
+  CHECK(pick(split, Backend::cuda, 9, 0) == "h4");  // a cluster of two blocks per tile
+  split.split_k = 8;
+  CHECK(pick(split, Backend::cuda, 9, 0) == "h4");
+  split.split_k = 9;  // past the largest cluster every sm_90 GPU schedules
   CHECK(pick(split, Backend::cuda, 9, 0) == "h1");
+  Plan fine = plan;
+  fine.split_k = 2;
+  fine.algorithm.split_k_grain = 64;  // slices that may start mid-slab
+  CHECK(pick(fine, Backend::cuda, 9, 0) == "h1");
+  CHECK(pick(fine, Backend::cuda_h4, 9, 0).find("grain of 64") != std::string::npos);
+  fine.split_k = 1;  // one slice: the grain does not matter
+  CHECK(pick(fine, Backend::cuda, 9, 0) == "h4");
   CHECK(pick(plan, Backend::cuda, 8, 9) == "v9");  // not Hopper: the CUDA-core modules
   CHECK(pick(plan, Backend::cuda_v1, 9, 0) == "v1");
   CHECK(pick(plan, Backend::cuda_v9, 9, 0) == "v9");  // named, on any GPU
-  CHECK(pick(split, Backend::cuda_h4, 9, 0).find("h4 does not cover") != std::string::npos);
+  CHECK(pick(split, Backend::cuda_h4, 9, 0).find("up to 8 split-K slices, not 9") !=
+        std::string::npos);
   CHECK(pick(plan, Backend::cpu, 9, 0).find("not a CUDA backend") != std::string::npos);
   Plan fused = plan;
   fused.algorithm.fused_bias = true;

@@ -49,6 +49,7 @@ Result<Gpu> open_gpu(int ordinal) {
     return Error(Errc::device_unavailable,
                  cuda.name + " lacks a driver entry point this build needs");
   bind(cuda, "cuTensorMapEncodeTiled", d.encode_tensor_map);
+  bind(cuda, "cuLaunchKernelEx", d.launch_ex);
   if (CUresult r = d.init(0); r != CUDA_SUCCESS)
     return Error(Errc::device_unavailable, "cuInit failed: " + d.describe(r));
   if (CUresult r = d.device_get(&g.device, ordinal); r != CUDA_SUCCESS)

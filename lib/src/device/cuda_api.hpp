@@ -39,6 +39,8 @@ struct DriverApi {
   decltype(&cuLaunchKernel) launch;
   // Optional (drivers from CUDA 12.0 have it): null where the driver lacks it; h4 needs it.
   decltype(&cuTensorMapEncodeTiled) encode_tensor_map;
+  // Optional (CUDA 12.0 drivers on): h4's split-K launches, a cluster per tile.
+  decltype(&cuLaunchKernelEx) launch_ex;
 
   std::string describe(CUresult r) const;
 };

@@ -273,6 +273,34 @@ Result<void> encode_h4_maps(const device::DriverApi& d, const ScaledMmCall& shap
   return {};
 }
 
+// Blocks per cluster in the module's launch: h4's split-K slices of a tile are one cluster.
+unsigned cluster_blocks(const EmulationModule& desc, const Plan& plan) {
+  return desc.launch == LaunchShape::tiles_128_linear ? static_cast<unsigned>(plan.split_k) : 1;
+}
+
+// One launch of `kernel` over `grid`; clusters of `cluster` blocks along x (cuLaunchKernelEx)
+// where that is more than one.
+CUresult launch_grid(const device::DriverApi& d, CUfunction kernel, const unsigned (&grid)[3],
+                     unsigned threads, unsigned shared_bytes, unsigned cluster, CUstream stream,
+                     void** args) {
+  if (cluster <= 1)
+    return d.launch(kernel, grid[0], grid[1], grid[2], threads, 1, 1, shared_bytes, stream, args,
+                    nullptr);
+  if (!d.launch_ex) return CUDA_ERROR_NOT_SUPPORTED;  // drivers before CUDA 12.0
+  CUlaunchAttribute attribute{};
+  attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attribute.value.clusterDim.x = cluster;
+  attribute.value.clusterDim.y = attribute.value.clusterDim.z = 1;
+  CUlaunchConfig config{};
+  config.gridDimX = grid[0], config.gridDimY = grid[1], config.gridDimZ = grid[2];
+  config.blockDimX = threads, config.blockDimY = config.blockDimZ = 1;
+  config.sharedMemBytes = shared_bytes;
+  config.hStream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return d.launch_ex(&config, kernel, args, nullptr);
+}
+
 // The special-row pre-pass and the module's kernel over the call, then the flags. The host path
 // and the resident path both run this: one launcher, the same bits.
 Result<KernelRun> launch_module(const PreparedModule& m, const Plan& plan,
@@ -367,11 +395,11 @@ Result<KernelRun> launch_module(const PreparedModule& m, const Plan& plan,
       return Error(Errc::unsupported, kernel_name + ": m = " + std::to_string(shape.m) +
                                           " exceeds 65535 tiles of rows");
   } else if (desc.launch == LaunchShape::tiles_128_linear) {
-    const int64_t tiles = h4_grid_blocks(shape.m, shape.n);
-    if (tiles > INT_MAX)
+    const int64_t blocks = h4_grid_blocks(shape.m, shape.n, plan.split_k);
+    if (blocks > INT_MAX)
       return Error(Errc::unsupported,
-                   kernel_name + ": " + std::to_string(tiles) + " tiles exceed one grid");
-    grid_x = static_cast<unsigned>(tiles);
+                   kernel_name + ": " + std::to_string(blocks) + " blocks exceed one grid");
+    grid_x = static_cast<unsigned>(blocks);
   }
   if (shared_bytes > 0)
     if (CUresult r = d.function_attribute(m.kernel, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -383,8 +411,8 @@ Result<KernelRun> launch_module(const PreparedModule& m, const Plan& plan,
   KernelRun run;
   const auto launched = std::chrono::steady_clock::now();
   if (elements > 0) {
-    if (CUresult r = d.launch(m.kernel, grid_x, grid_y, 1, threads_per_block, 1, 1, shared_bytes,
-                              in.stream, args, nullptr);
+    if (CUresult r = launch_grid(d, m.kernel, {grid_x, grid_y, 1}, threads_per_block, shared_bytes,
+                                 cluster_blocks(desc, plan), in.stream, args);
         r != CUDA_SUCCESS)
       return Error(Errc::device_unavailable, m.function + " launch failed: " + d.describe(r));
     if (CUresult r = d.synchronize(); r != CUDA_SUCCESS)

@@ -84,8 +84,13 @@ bool h1_covers(const Plan& plan, const ScaledMmCall& call, int major, int minor,
 bool h4_covers(const Plan& plan, const ScaledMmCall& call, int major, int minor, std::string* why) {
   std::string reason;
   if (!h1_covers(plan, call, major, minor, &reason)) {
-  } else if (plan.split_k != 1) {
-    reason = "h4 computes one split-K slice, not " + std::to_string(plan.split_k) + " (h1 does)";
+  } else if (plan.split_k > kH4MaxSplits) {
+    reason = "h4 computes up to " + std::to_string(kH4MaxSplits) + " split-K slices, not " +
+             std::to_string(plan.split_k) + " (h1 takes any count)";
+  } else if (plan.split_k > 1 && plan.algorithm.split_k_grain % kH4SlabK != 0) {
+    reason = "h4's split-K slices start at its " + std::to_string(kH4SlabK) +
+             "-element slabs: a grain of " + std::to_string(plan.algorithm.split_k_grain) +
+             " is not a multiple (h1 takes it)";
   } else if (call.k % 16 != 0) {
     reason = "h4 copies 16-byte rows: K = " + std::to_string(call.k) +
              " is not a multiple of 16 (h1 takes it)";
@@ -111,7 +116,7 @@ constexpr EmulationModule kModules[] = {
      "the real wgmma step on Hopper (sm_90), hopper_fp8_wgmma_k32 only", true, 128,
      LaunchShape::tiles_64, 0, h1_covers, 2},
     {"h4", "cuda-h4", Backend::cuda_h4, "h4_scaled_mm.cu",
-     "h1 pipelined at a 128 x 128 tile, TMA-fed; one split-K slice, K % 16 == 0", true, 256,
+     "h1 pipelined at a 128 x 128 tile, TMA-fed; up to 8 split-K slices, K % 16 == 0", true, 256,
      LaunchShape::tiles_128_linear, static_cast<unsigned>(kH4DynamicSharedBytes), h4_covers, 1,
      true},
     // Before v4 where it covers the call: equal to the oracle in conform on a GPU and 3.2-3.4x
