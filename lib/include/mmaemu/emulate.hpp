@@ -19,7 +19,8 @@ enum class Backend : uint8_t {
   cuda_v4,  // kernel module v4: v1's arithmetic tiled (64 x 64 per block, 4 x 4 per thread), any
             // GPU
   cuda_h1,  // kernel module h1: the real wgmma step on Hopper (sm_90), hopper_fp8_wgmma_k32 only
-  cuda_h4,  // kernel module h4: h1 pipelined at a 128 x 128 tile; up to 8 split-K slices, K % 16 == 0
+  cuda_h4,  // kernel module h4: h1 pipelined at a 128 x 128 tile; up to 8 split-K slices, K % 16 ==
+            // 0
   cuda_v9,  // kernel module v9: v4's step with its terms made and summed in FP32 where they fit
             // (float_sum_fits), any GPU
 };
