@@ -26,9 +26,6 @@ nvidia-smi -L > "$OUT/info.txt" 2>&1
 $M info >> "$OUT/info.txt" 2>&1
 step conform timeout 200 $M conform --backend cuda --calls ${CONFORM_CALLS:-40} --out "$OUT/conform-cuda.json"
 step resident-test timeout 100 .device/resident_call_test -d yes
-for exe in .device/anatomy/h4-anatomy-*; do timeout 60 $exe >> "$OUT/anatomy.jsonl" 2>> "$OUT/anatomy.err"; done
-python3 scripts/device/h4-anatomy/summary.py "$OUT/anatomy.jsonl" > "$OUT/anatomy-summary.txt" 2>&1
-cat "$OUT/anatomy-summary.txt"
 step bench timeout 240 $M bench --cublaslt "$LT" \
   --shapes ${BENCH_SHAPES:-1024x1024x1024,4096x4096x4096,8192x8192x8192,4096x4096x16384,128x28672x8192,8192x12288x4096,16x4096x14336} \
   --backends cublaslt,cuda-h4,cuda-v9 --repeats 5 --out "$OUT/bench.json"
@@ -36,6 +33,9 @@ step bench timeout 240 $M bench --cublaslt "$LT" \
 step bench-split timeout 120 $M bench --cublaslt "$LT" \
   --shapes ${SPLIT_SHAPES:-16x4096x14336,32x4096x14336,64x4096x14336,16x8192x28672,128x1024x16384,256x512x65536} \
   --backends cublaslt,cuda-h4,cuda-h1,cuda-v9 --repeats 5 --out "$OUT/bench-split.json"
+for exe in .device/anatomy/h4-anatomy-*; do timeout 30 $exe >> "$OUT/anatomy.jsonl" 2>> "$OUT/anatomy.err"; done
+python3 scripts/device/h4-anatomy/summary.py "$OUT/anatomy.jsonl" > "$OUT/anatomy-summary.txt" 2>&1
+cat "$OUT/anatomy-summary.txt"
 for variant in f32:normal f8_e4m3:normal bf16:special f16:wide; do
   dtype=${variant%%:*} dist=${variant##*:}
   step "bench-$dtype-$dist" timeout 60 $M bench --cublaslt "$LT" --shapes 1000x3001x2000,4096x4096x4096 \
