@@ -33,6 +33,10 @@ step bench timeout 240 $M bench --cublaslt "$LT" \
 step bench-split timeout 120 $M bench --cublaslt "$LT" \
   --shapes ${SPLIT_SHAPES:-16x4096x14336,32x4096x14336,64x4096x14336,16x8192x28672,128x1024x16384,256x512x65536} \
   --backends cublaslt,cuda-h4,cuda-h1,cuda-v9 --repeats 5 --out "$OUT/bench-split.json"
+for set in .device/truth/*/; do
+  name=$(basename "$set")
+  step "replay-$name" timeout 100 $M replay --truth-dir "$set" --backend cuda --out "$OUT/replay-$name.json"
+done
 for exe in .device/anatomy/h4-anatomy-*; do timeout 30 $exe >> "$OUT/anatomy.jsonl" 2>> "$OUT/anatomy.err"; done
 python3 scripts/device/h4-anatomy/summary.py "$OUT/anatomy.jsonl" > "$OUT/anatomy-summary.txt" 2>&1
 cat "$OUT/anatomy-summary.txt"
@@ -40,9 +44,5 @@ for variant in f32:normal f8_e4m3:normal bf16:special f16:wide; do
   dtype=${variant%%:*} dist=${variant##*:}
   step "bench-$dtype-$dist" timeout 60 $M bench --cublaslt "$LT" --shapes 1000x3001x2000,4096x4096x4096 \
     --backends cublaslt,cuda-h4 --repeats 3 --out-dtype $dtype --dist $dist --out "$OUT/bench-$dtype-$dist.json"
-done
-for set in .device/truth/*/; do
-  name=$(basename "$set")
-  step "replay-$name" timeout 100 $M replay --truth-dir "$set" --backend cuda --out "$OUT/replay-$name.json"
 done
 step conform-nvrtc env MMAEMU_FORCE_NVRTC=1 timeout 200 $M conform --backend cuda-h4 --calls 20 --out "$OUT/conform-h4-nvrtc.json"
