@@ -139,12 +139,16 @@ TEST_CASE("one descriptor per kernel module: names, backends, launch and the mod
     auto m = choose_emulation_module(p, call, backend, major, minor);
     return m ? std::string((*m)->name) : "error: " + m.error().message();
   };
-  CHECK(pick(plan, Backend::cuda, 9, 0) == "h4");
+  // What cuda takes where h4 covers the call: h4 while it is in cuda's choice (auto_rank > 0).
+  const std::string h4_auto = emulation_module_named("h4")->auto_rank > 0 ? "h4" : "h1";
+  CHECK(pick(plan, Backend::cuda, 9, 0) == h4_auto);
+  CHECK(pick(plan, Backend::cuda_h4, 9, 0) == "h4");
   Plan split = plan;
   split.split_k = 2;
-  CHECK(pick(split, Backend::cuda, 9, 0) == "h4");  // a cluster of two blocks per tile
+  CHECK(pick(split, Backend::cuda_h4, 9, 0) == "h4");  // a cluster of two blocks per tile
+  CHECK(pick(split, Backend::cuda, 9, 0) == h4_auto);
   split.split_k = 8;
-  CHECK(pick(split, Backend::cuda, 9, 0) == "h4");
+  CHECK(pick(split, Backend::cuda_h4, 9, 0) == "h4");
   split.split_k = 9;  // past the largest cluster every sm_90 GPU schedules
   CHECK(pick(split, Backend::cuda, 9, 0) == "h1");
   Plan fine = plan;
@@ -153,7 +157,7 @@ TEST_CASE("one descriptor per kernel module: names, backends, launch and the mod
   CHECK(pick(fine, Backend::cuda, 9, 0) == "h1");
   CHECK(pick(fine, Backend::cuda_h4, 9, 0).find("grain of 64") != std::string::npos);
   fine.split_k = 1;  // one slice: the grain does not matter
-  CHECK(pick(fine, Backend::cuda, 9, 0) == "h4");
+  CHECK(pick(fine, Backend::cuda, 9, 0) == h4_auto);
   CHECK(pick(plan, Backend::cuda, 8, 9) == "v9");  // not Hopper: the CUDA-core modules
   CHECK(pick(plan, Backend::cuda_v1, 9, 0) == "v1");
   CHECK(pick(plan, Backend::cuda_v9, 9, 0) == "v9");  // named, on any GPU
@@ -171,8 +175,8 @@ TEST_CASE("one descriptor per kernel module: names, backends, launch and the mod
     auto m = choose_emulation_module(plan, call, backend, 9, 0, operand_addresses);
     return m ? std::string((*m)->name) : "error: " + m.error().message();
   };
-  CHECK(pick_at(Backend::cuda, 0x7f0000000000) == "h4");
-  CHECK(pick_at(Backend::cuda, 0x7f0000000000 | 0x200010) == "h4");
+  CHECK(pick_at(Backend::cuda, 0x7f0000000000) == h4_auto);
+  CHECK(pick_at(Backend::cuda_h4, 0x7f0000000000 | 0x200010) == "h4");
   CHECK(pick_at(Backend::cuda, 0x7f0000000008) == "h1");
   CHECK(pick_at(Backend::cuda, 0x7f0000000001) == "h1");
   CHECK(pick_at(Backend::cuda_h4, 0x7f0000000004).find("16-byte aligned") != std::string::npos);
@@ -211,6 +215,8 @@ TEST_CASE("v9 takes the presets whose step terms fit FP32 exactly, before v4", "
   for (int major : {7, 8, 9}) {
     auto m = choose_emulation_module(hopper.plan, hopper.call, Backend::cuda, major, 0);
     REQUIRE(m);
-    CHECK((*m)->name == (major == 9 ? "h4" : "v9"));
+    CHECK((*m)->name == (major != 9                                    ? "v9"
+                         : emulation_module_named("h4")->auto_rank > 0 ? "h4"
+                                                                       : "h1"));
   }
 }
