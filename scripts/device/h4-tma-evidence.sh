@@ -6,8 +6,9 @@
 # FP8 outputs, NaN/Inf inputs and a ragged shape; split-K shapes on h4 and h1), and the h4 timing
 # anatomy.
 #   scripts/device/h4-tma-evidence.sh OUT_DIR
-# Carried in .device/: mmaemu.xz and resident_call_test.xz (stripped, xz-packed builds of the
-# commit), anatomy.tar.xz (scripts/device/h4-anatomy/build.sh's output), truth/ (recordings).
+# Carried in .device/ (scripts/device/pack-h4-evidence.sh fills it): mmaemu.xz and
+# resident_call_test.xz (stripped, xz-packed builds of the commit), anatomy.tar.xz
+# (scripts/device/h4-anatomy/build.sh's output and d51f425's h4), truth/ (recordings).
 set -u
 OUT=${1:?usage: h4-tma-evidence.sh OUT_DIR}
 mkdir -p "$OUT"
