@@ -12,19 +12,8 @@
 set -u
 OUT=${1:?usage: h4-tma-evidence.sh OUT_DIR}
 mkdir -p "$OUT"
-(cd .device && for f in mmaemu resident_call_test; do xz -dkf $f.xz && chmod +x $f; done &&
-  tar xJf anatomy.tar.xz)
-M=.device/mmaemu
-LT=${CUBLASLT:-/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cu13/lib/libcublasLt.so.13}
-step() {  # name, command...: output to OUT/name.out with the exit status
-  local name=$1
-  shift
-  "$@" > "$OUT/$name.out" 2>&1
-  echo "rc=$?" >> "$OUT/$name.out"
-  echo "$name: $(tail -n 2 "$OUT/$name.out" | tr '\n' ' ')"
-}
-nvidia-smi -L > "$OUT/info.txt" 2>&1
-$M info >> "$OUT/info.txt" 2>&1
+(cd .device && tar xJf anatomy.tar.xz)
+. "$(dirname "$0")/evidence-steps.sh"
 step conform timeout 200 $M conform --backend cuda --calls ${CONFORM_CALLS:-40} --out "$OUT/conform-cuda.json"
 step resident-test timeout 100 .device/resident_call_test -d yes
 step bench timeout 240 $M bench --cublaslt "$LT" \

@@ -10,18 +10,7 @@
 set -u
 OUT=${1:?usage: resident-evidence.sh OUT_DIR}
 mkdir -p "$OUT"
-(cd .device && for f in mmaemu resident_call_test; do xz -dkf $f.xz && chmod +x $f; done)
-M=.device/mmaemu
-LT=${CUBLASLT:-/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cu13/lib/libcublasLt.so.13}
-step() {  # name, command...: output to OUT/name.out with the exit status
-  local name=$1
-  shift
-  "$@" > "$OUT/$name.out" 2>&1
-  echo "rc=$?" >> "$OUT/$name.out"
-  echo "$name: $(tail -n 2 "$OUT/$name.out" | tr '\n' ' ')"
-}
-nvidia-smi -L > "$OUT/info.txt" 2>&1
-$M info >> "$OUT/info.txt" 2>&1
+. "$(dirname "$0")/evidence-steps.sh"
 step resident-test timeout 200 .device/resident_call_test -d yes
 step conform timeout 200 $M conform --backend cuda --calls ${CONFORM_CALLS:-40} --out "$OUT/conform-cuda.json"
 step bench timeout 200 $M bench --cublaslt "$LT" --shapes ${BENCH_SHAPES:-1024x1024x1024,4096x4096x4096,8192x8192x8192,16x4096x14336,128x28672x8192} \
