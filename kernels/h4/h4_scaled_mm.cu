@@ -205,8 +205,8 @@ struct Ring {
 // chain when it starts a block), and wait for slab - 1's steps, so that the caller may read the
 // accumulator that slab - 1 finished while this slab's steps run.
 template <int Pair>
-__device__ inline void slab_iteration(const ScaledMmParams& p, const H4TensorMaps& maps, Ring& ring,
-                                      int group, float (&d)[64], bool block_start) {
+__device__ inline void slab_iteration(const H4TensorMaps& maps, Ring& ring, int group,
+                                      float (&d)[64], bool block_start) {
   // This slab has landed (the barrier's use u = slab / stages completes phase u).
   if (MMAEMU_H4_COPIES) mbarrier_wait(ring.barrier(ring.stage), (ring.slab / kH4Stages) & 1);
   // Every warpgroup (of every block of the cluster) has waited for the steps of slab - 1 and
@@ -389,8 +389,7 @@ __device__ void h4_tile(const ScaledMmParams& p, const H4TensorMaps& maps) {
   for (int r = 0; r < 64; ++r) partial[r] = 0.0f;
   if (p.single_chain) {
     // One chain over all of K: the sum is the chain itself.
-    while (ring.slab < ring.slabs)
-      slab_iteration<Pair>(p, maps, ring, group, partial, ring.slab == 0);
+    while (ring.slab < ring.slabs) slab_iteration<Pair>(maps, ring, group, partial, ring.slab == 0);
     wgmma_wait<0>();
     fence_registers(partial);
   } else {
@@ -402,7 +401,7 @@ __device__ void h4_tile(const ScaledMmParams& p, const H4TensorMaps& maps) {
     for (int r = 0; r < 64; ++r) acc0[r] = acc1[r] = 0.0f;
     while (ring.slab < ring.slabs) {
       for (int q = 0; q < per_block && ring.slab < ring.slabs; ++q) {
-        slab_iteration<Pair>(p, maps, ring, group, acc0, q == 0);
+        slab_iteration<Pair>(maps, ring, group, acc0, q == 0);
         if (q == 0 && ring.slab > 1) promote(partial, acc1);
       }
       if (ring.slab == ring.slabs) {
@@ -411,7 +410,7 @@ __device__ void h4_tile(const ScaledMmParams& p, const H4TensorMaps& maps) {
         break;
       }
       for (int q = 0; q < per_block && ring.slab < ring.slabs; ++q) {
-        slab_iteration<Pair>(p, maps, ring, group, acc1, q == 0);
+        slab_iteration<Pair>(maps, ring, group, acc1, q == 0);
         if (q == 0) promote(partial, acc0);
       }
       if (ring.slab == ring.slabs) {
