@@ -14,6 +14,16 @@ OUT=${1:?usage: h4-tma-evidence.sh OUT_DIR}
 mkdir -p "$OUT"
 (cd .device && tar xJf anatomy.tar.xz)
 . "$(dirname "$0")/evidence-steps.sh"
+# A quick look first: should the rewritten h4 hang or differ, the call spends its time on the
+# anatomy (which times d51f425's h4 beside it) instead of on timeouts.
+step conform-h4-quick timeout 60 $M conform --backend cuda-h4 --calls 8 --out "$OUT/conform-h4-quick.json"
+if ! grep -q '^rc=0$' "$OUT/conform-h4-quick.out"; then
+  echo "h4 failed its quick conform: the anatomy only"
+  for exe in .device/anatomy/h4-anatomy-*; do timeout 30 $exe >> "$OUT/anatomy.jsonl" 2>> "$OUT/anatomy.err"; done
+  python3 scripts/device/h4-anatomy/summary.py "$OUT/anatomy.jsonl" | tee "$OUT/anatomy-summary.txt"
+  step resident-test timeout 100 .device/resident_call_test -d yes
+  exit 1
+fi
 step conform timeout 200 $M conform --backend cuda --calls ${CONFORM_CALLS:-40} --out "$OUT/conform-cuda.json"
 step resident-test timeout 100 .device/resident_call_test -d yes
 step bench timeout 240 $M bench --cublaslt "$LT" \

@@ -28,5 +28,11 @@ build group4 -DMMAEMU_H4_GROUP_TILES=4 &
 build group16 -DMMAEMU_H4_GROUP_TILES=16 &
 build cluster2 -DMMAEMU_H4_CLUSTER=2 &
 build cluster2-no-stores -DMMAEMU_H4_CLUSTER=2 -DMMAEMU_H4_STORES=0 &
+build steps-only-nosync -DMMAEMU_H4_COPIES=0 -DMMAEMU_H4_STORES=0 -DMMAEMU_H4_SYNC=0 &
+build steps-bare -DMMAEMU_H4_COPIES=0 -DMMAEMU_H4_SYNC=0 -DMMAEMU_H4_EPILOGUE=0 &
+build steps-bare-chain -DMMAEMU_H4_COPIES=0 -DMMAEMU_H4_SYNC=0 -DMMAEMU_H4_EPILOGUE=0 \
+  -DANATOMY_SINGLE_CHAIN=1 &
+build no-epilogue -DMMAEMU_H4_EPILOGUE=0 &
+build chain -DANATOMY_SINGLE_CHAIN=1 &
 wait
 ls "$OUT"/h4-anatomy-* > /dev/null

@@ -18,6 +18,11 @@
 #ifndef VARIANT
 #define VARIANT "full"
 #endif
+// 1: the run asks for one chain over all of K (no promotion blocks, one accumulator): what the
+// second accumulator and the promotion adds cost (its bits are another algorithm's).
+#ifndef ANATOMY_SINGLE_CHAIN
+#define ANATOMY_SINGLE_CHAIN 0
+#endif
 
 #define CHECK(x)                                                                             \
   do {                                                                                       \
@@ -60,7 +65,7 @@ static void run(long long m, long long n, long long k, int repeats) {
   p.a = da, p.b = db, p.out = out, p.fallback = fallback, p.flagged = flagged;
   p.special_rows_a = rows_a, p.special_rows_b = rows_b;
   p.m = m, p.n = n, p.k = k, p.alpha = 1.0f, p.out_format = 1;
-  p.single_chain = 0, p.promotion_interval = 128, p.split_k = 1, p.split_grain = 128;
+  p.single_chain = ANATOMY_SINGLE_CHAIN, p.promotion_interval = 128, p.split_k = 1, p.split_grain = 128;
   const int shared_bytes = kH4DynamicSharedBytes;
   // Boxes of 128 bytes of K by 128 rows, swizzled by 128 bytes, zeros past the edges (as the
   // library's launcher encodes them).
