@@ -21,8 +21,8 @@ inline std::string backend_names() {
 
 inline std::string backend_help() {
   std::string help =
-      "cpu (fast path), oracle (the exact definition), cuda (GPU 0: h1, else v9, where they "
-      "apply, else v4; h4 only when named until its TMA form has run on a GPU)";
+      "cpu (fast path), oracle (the exact definition), cuda (GPU 0: h4, else h1, else v9, "
+      "where they apply, else v4)";
   for (const EmulationModule& m : emulation_modules())
     help += ", " + std::string(m.backend_name) + " (" + std::string(m.summary) + ")";
   return help;

@@ -29,11 +29,14 @@ constexpr int kH4BoxRowsB = kH4TileN / kH4Cluster;  // rows of B's box, per bloc
 constexpr int kH4MaxSplits = kH4Cluster == 1 ? 8 : 1;
 
 // The blocks of h4's grid for an m x n output in `splits` split-K slices: whole clusters (a tile
-// past the last row of tiles computes nothing that is stored), times one block per slice.
+// past the last row of tiles computes nothing that is stored), times one block per slice. Host
+// only: NVRTC, compiling the kernel, refuses a function without an execution space.
+#ifndef __CUDACC_RTC__
 inline long long h4_grid_blocks(long long m, long long n, int splits = 1) {
   const long long tiles_m = (m + kH4TileM - 1) / kH4TileM, tiles_n = (n + kH4TileN - 1) / kH4TileN;
   return (tiles_m + kH4Cluster - 1) / kH4Cluster * kH4Cluster * tiles_n * splits;
 }
+#endif
 
 // The kernel's second parameter: a CUtensorMap for A (k x m bytes, innermost first) and one for B
 // (k x n), read in boxes of 128 bytes of K by 128 rows (B: kH4BoxRowsB) with the 128-byte swizzle.

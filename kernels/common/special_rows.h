@@ -1,7 +1,7 @@
 // A pre-pass each scaled-mm module carries: marks the rows of an operand (rows x k FP8 codes,
-// row-major) that hold a NaN or Inf code, one warp per row (16-byte loads when rows allow), so that
-// the main kernel flags those rows' elements for the host's oracle without testing every code it
-// reads.
+// row-major) that hold a NaN or Inf code, one warp per row, so that the main kernel flags those
+// rows' elements for the host's oracle without testing every code it reads. 16-byte loads only
+// where the rows' addresses allow: a device-resident operand may start at any byte.
 #pragma once
 
 #include "fp8_special.h"
@@ -13,7 +13,7 @@ extern "C" __global__ void flag_special_rows(const uint8_t* codes, long long row
   if (row >= rows) return;  // whole warps leave together: blockDim.x is a multiple of 32
   const uint8_t* r = codes + row * k;
   bool special = false;
-  if (k % 16 == 0) {  // 16-byte rows (the allocation is aligned): sixteen codes per load
+  if (k % 16 == 0 && (reinterpret_cast<unsigned long long>(codes) & 15) == 0) {  // 16-byte rows
     struct alignas(16) Sixteen {
       uint32_t word[4];
     };

@@ -33,6 +33,11 @@ step bench timeout 240 $M bench --cublaslt "$LT" \
 step bench-split timeout 120 $M bench --cublaslt "$LT" \
   --shapes ${SPLIT_SHAPES:-16x4096x14336,32x4096x14336,64x4096x14336,16x8192x28672,128x1024x16384,256x512x65536} \
   --backends cublaslt,cuda-h4,cuda-h1,cuda-v9 --repeats 5 --out "$OUT/bench-split.json"
+# --backend cuda as a user gets it: h4 where it covers the call, h1 (more than 8 slices) else.
+step bench-cuda timeout 100 $M bench --cublaslt "$LT" --shapes 4096x4096x4096,8192x8192x8192,16x4096x14336 \
+  --backends cublaslt,cuda --repeats 5 --out "$OUT/bench-cuda.json"
+step replay-cuda-h200-subset timeout 100 $M replay --truth-dir .device/truth/h200-subset --backend cuda \
+  --out "$OUT/replay-cuda-h200-subset.json"
 for set in .device/truth/*/; do
   name=$(basename "$set")
   # h4 is out of cuda's choice until this passes: named, it errs on the recordings it does not

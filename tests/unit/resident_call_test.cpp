@@ -209,6 +209,7 @@ TEST_CASE("a resident operand off 16 bytes: h4 refuses it, cuda takes the next m
   REQUIRE(!refused);
   CHECK_THAT(refused.error().message(), Catch::Contains("16-byte aligned"));
   auto ran = emulate_cuda_resident(*plan, shifted, Backend::cuda);
+  INFO((ran ? std::string() : ran.error().message()));
   REQUIRE(ran);
   CHECK(ran->module != "h4");
   auto out = (*copy)->download_out();

@@ -13,8 +13,8 @@ namespace mmaemu {
 enum class Backend : uint8_t {
   oracle,   // exact integer arithmetic, one function per stage: slow, the definition
   cpu,      // the fast CPU path: 64-bit integer steps, native FP32 promotion and epilogue
-  cuda,     // GPU 0, the best kernel module for the call and the GPU: h1, else v9, else v4 (h4
-            // only when named until its TMA form has run on a GPU)
+  cuda,     // GPU 0, the best kernel module for the call and the GPU: h4, else h1, else v9, else
+            // v4
   cuda_v1,  // kernel module v1: the fast path's arithmetic, one thread per element, any GPU
   cuda_v4,  // kernel module v4: v1's arithmetic tiled (64 x 64 per block, 4 x 4 per thread), any
             // GPU

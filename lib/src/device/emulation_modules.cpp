@@ -115,12 +115,11 @@ constexpr EmulationModule kModules[] = {
     {"h1", "cuda-h1", Backend::cuda_h1, "h1_scaled_mm.cu",
      "the real wgmma step on Hopper (sm_90), hopper_fp8_wgmma_k32 only", true, 128,
      LaunchShape::tiles_64, 0, h1_covers, 2},
-    // Out of cuda's choice (auto_rank 0) until its TMA-fed, split-K form has run on a GPU
-    // (scripts/device/h4-tma-evidence.sh); the h4 that conform passed on the H200 and the H100
-    // (cp.async, one slice) is d51f425's. Named (cuda-h4), it runs.
+    // First where it covers the call: TMA-fed, split K as a cluster per tile; conform, replays and
+    // bench all bit-equal on an H100 (validation_logs/2026-12-07/h4-tma-h100/README.md).
     {"h4", "cuda-h4", Backend::cuda_h4, "h4_scaled_mm.cu",
      "h1 pipelined at a 128 x 128 tile, TMA-fed; up to 8 split-K slices, K % 16 == 0", true, 256,
-     LaunchShape::tiles_128_linear, static_cast<unsigned>(kH4DynamicSharedBytes), h4_covers, 0,
+     LaunchShape::tiles_128_linear, static_cast<unsigned>(kH4DynamicSharedBytes), h4_covers, 1,
      true},
     // Before v4 where it covers the call: equal to the oracle in conform on a GPU and 3.2-3.4x
     // v4's speed there (validation_logs/2026-12-07/resident-v9-h100/README.md).

@@ -1,5 +1,7 @@
 #include "device/kernel_loader.hpp"
 
+#include "mmaemu/tools/emulation_modules.hpp"
+
 #ifdef MMAEMU_HAVE_CUDA_HEADERS
 
 #include <nvrtc.h>
@@ -183,5 +185,30 @@ Result<const LoadedModule*> emulation_module(const std::string& name) {
 }
 
 }  // namespace mmaemu::device
+
+namespace mmaemu {
+
+Result<size_t> compile_module_with_nvrtc(std::string_view name, const std::string& arch) {
+  const EmulationModule* module = emulation_module_named(name);
+  if (!module)
+    return Error(Errc::invalid_argument,
+                 "no emulation kernel module is named " + std::string(name));
+  auto cubin = device::compile_with_nvrtc(std::string(module->source), arch);
+  if (!cubin) return cubin.error();
+  return cubin->size();
+}
+
+}  // namespace mmaemu
+
+#else
+
+namespace mmaemu {
+
+Result<size_t> compile_module_with_nvrtc(std::string_view, const std::string&) {
+  return Error(Errc::device_unavailable,
+               "this mmaemu was built without the CUDA headers: no NVRTC path");
+}
+
+}  // namespace mmaemu
 
 #endif
