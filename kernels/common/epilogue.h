@@ -6,36 +6,51 @@
 #include "output_convert.h"
 #include "scaled_mm_params.h"
 
-// The output bits of y; `flag` asks the host's exact codec to finish FP8 outputs of an infinity.
-__device__ inline uint32_t output_bits(int format, float y, bool& flag) {
+// The output bits of y in output format Format (0 f32, 1 bf16, 2 f16, 3 f8_e4m3, 4 f8_e5m2);
+// `flag` asks the host's exact codec to finish FP8 outputs of an infinity. A kernel that converts
+// a whole tile picks the format once (h4), so that its unrolled loop holds one format's code.
+template <int Format>
+__device__ inline uint32_t output_bits_as(float y, bool& flag) {
   const uint32_t bits = __float_as_uint(y);
+  if constexpr (Format == 0) {
+    return y != y ? 0x7FFFFFFFu : bits;
+  } else if constexpr (Format == 1) {
+    return y != y ? 0x7FFFu : (bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16;
+  } else if constexpr (Format == 2) {
+    return y != y ? 0x7FFFu : f32_to_f16_bits(bits);
+  } else {
+    if (y != y) return 0x7Fu;
+    if ((bits & 0x7FFFFFFFu) == 0x7F800000u) {  // infinity: the exact codec decides
+      flag = true;
+      return 0;
+    }
+    return f32_to_fp8_bits(bits, Format == 3);
+  }
+}
+
+__device__ inline uint32_t output_bits(int format, float y, bool& flag) {
   switch (format) {
     case 0:
-      return y != y ? 0x7FFFFFFFu : bits;
+      return output_bits_as<0>(y, flag);
     case 1:
-      return y != y ? 0x7FFFu : (bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16;
+      return output_bits_as<1>(y, flag);
     case 2:
-      return y != y ? 0x7FFFu : f32_to_f16_bits(bits);
-    default: {
-      if (y != y) return 0x7Fu;
-      if ((bits & 0x7FFFFFFFu) == 0x7F800000u) {  // infinity: the exact codec decides
-        flag = true;
-        return 0;
-      }
-      return f32_to_fp8_bits(bits, format == 3);
-    }
+      return output_bits_as<2>(y, flag);
+    case 3:
+      return output_bits_as<3>(y, flag);
+    default:
+      return output_bits_as<4>(y, flag);
   }
 }
 
 // Bytes of one output element in out_format.
-__device__ inline int output_bytes(int format) {
+__device__ constexpr int output_bytes(int format) {
   return format == 0 ? 4 : format <= 2 ? 2 : 1;
 }
 
-// Scales, bias and conversion of element (i, j) whose FP32 sum is `total`: its output bits (the
-// low output_bytes of them); sets `flag` for FP8 outputs of an infinity.
-__device__ inline uint32_t element_bits(const ScaledMmParams& p, long long i, long long j,
-                                        float total, bool& flag) {
+// The scales and the bias of element (i, j) whose FP32 sum is `total`, in FP32.
+__device__ inline float scaled_element(const ScaledMmParams& p, long long i, long long j,
+                                       float total) {
   float y;
   if (!p.rowwise) {
     y = __fmul_rn(total, p.alpha);
@@ -44,7 +59,14 @@ __device__ inline uint32_t element_bits(const ScaledMmParams& p, long long i, lo
     y = p.column_first ? __fmul_rn(__fmul_rn(total, sb), sa) : __fmul_rn(__fmul_rn(total, sa), sb);
   }
   if (p.bias) y = __fadd_rn(y, p.bias[j]);
-  return output_bits(p.out_format, y, flag);
+  return y;
+}
+
+// Scales, bias and conversion of element (i, j) whose FP32 sum is `total`: its output bits (the
+// low output_bytes of them); sets `flag` for FP8 outputs of an infinity.
+__device__ inline uint32_t element_bits(const ScaledMmParams& p, long long i, long long j,
+                                        float total, bool& flag) {
+  return output_bits(p.out_format, scaled_element(p, i, j, total), flag);
 }
 
 // Stores element (i, j) and its host-fallback flag (set by the caller for rows with NaN/Inf, or by

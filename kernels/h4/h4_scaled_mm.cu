@@ -11,7 +11,8 @@
 // and the warpgroup waits only for the previous slab's group, so the tensor core works on slab s
 // while slab s - 1's block is promoted. Promotion blocks alternate between two accumulators for
 // that reason: block b chains in acc[b % 2] while block b - 1's is added to the FP32 sum. The
-// epilogue converts the tile into the ring's memory and writes whole rows out in 16-byte pieces.
+// epilogue converts the tile, in the call's output format (one unrolled loop per format), into the
+// ring's memory and writes whole rows out in 16-byte pieces.
 // Split K: the launcher makes each tile's blocks a cluster, one block per slice, and the slices'
 // sums meet in slice 0 across the cluster's shared memory (gather_slices). Scope, checked by the
 // host: up to kH4MaxSplits slices whose grain is a multiple of 128 (they start at slab
@@ -243,68 +244,107 @@ struct alignas(8) Piece8 {
   uint32_t word[2];
 };
 
-// Copies rows of a staged tile (row_stride bytes apart in shared memory, `bytes` per element) to
-// the m x n array at `out`: 16-byte pieces where the destination allows, else byte by byte.
-__device__ inline void copy_rows_out(const uint8_t* staged, int row_stride, int bytes, uint8_t* out,
-                                     long long m, long long n, long long row0, long long col0) {
+// Copies rows of a staged tile (RowStride bytes apart in shared memory, Bytes per element) to the
+// m x n array at `out`: 16-byte pieces where the destination allows, else byte by byte.
+template <int Bytes, int RowStride>
+__device__ inline void copy_rows_out(const uint8_t* staged, uint8_t* out, long long m, long long n,
+                                     long long row0, long long col0) {
   if (!MMAEMU_H4_STORES) return;
-  const int pieces = kH4TileN * bytes / 16;
-  const bool whole = (n * bytes) % 16 == 0 && reinterpret_cast<unsigned long long>(out) % 16 == 0;
-  for (int x = threadIdx.x; x < kH4TileM * pieces; x += blockDim.x) {
-    const int li = x / pieces, c = x % pieces;
-    const long long i = row0 + li, j = col0 + c * 16 / bytes;
+  constexpr int kPieces = kH4TileN * Bytes / 16, kPerPiece = 16 / Bytes;
+  const bool whole = (n * Bytes) % 16 == 0 && reinterpret_cast<unsigned long long>(out) % 16 == 0;
+#pragma unroll 4
+  for (int x = threadIdx.x; x < kH4TileM * kPieces; x += blockDim.x) {
+    const int li = x / kPieces, c = x % kPieces;
+    const long long i = row0 + li, j = col0 + c * kPerPiece;
     if (i >= m || j >= n) continue;
-    const uint8_t* src = staged + li * row_stride + c * 16;
-    uint8_t* dst = out + (i * n + j) * bytes;
-    if (whole && j + 16 / bytes <= n) {
+    const uint8_t* src = staged + li * RowStride + c * 16;
+    uint8_t* dst = out + (i * n + j) * Bytes;
+    if (whole && j + kPerPiece <= n) {
       *reinterpret_cast<Piece16*>(dst) = *reinterpret_cast<const Piece16*>(src);
     } else {
-      for (int q = 0; q < 16 && j + q / bytes < n; ++q) dst[q] = src[q];
+      for (int q = 0; q < 16 && j + q / Bytes < n; ++q) dst[q] = src[q];
     }
   }
 }
 
-// The epilogue through shared memory: each thread converts its fragment's elements in column
-// pairs into the ring (rows padded by 16 bytes, so that a warp's stores hit every bank once), and
-// the block then writes whole rows out. Fragment: warp w of the warpgroup holds rows 16w..16w+15;
-// register 4c + 2h + e is row 16w + lane/4 + 8h, column 8c + 2(lane%4) + e.
-__device__ inline void store_tile(const ScaledMmParams& p, long long row0, long long col0,
-                                  int group, const float (&partial)[64], uint8_t* ring_memory) {
-  __syncthreads();  // both warpgroups are done with the ring
-  const int bytes = output_bytes(p.out_format);
-  const int out_stride = kH4TileN * bytes + 16, flag_stride = kH4TileN + 16;
+// The epilogue through shared memory, for output format Format (chosen once per tile, so that the
+// unrolled conversion holds one format's code): each thread converts its fragment's elements in
+// column pairs into the ring (rows padded by 16 bytes, so that a warp's stores hit every bank
+// once), and the block then writes whole rows out. Fragment: warp w of the warpgroup holds rows
+// 16w..16w+15; register 4c + 2h + e is row 16w + lane/4 + 8h, column 8c + 2(lane%4) + e. The
+// NaN/Inf marks of the thread's 2 rows and 32 columns are read once each.
+template <int Format>
+__device__ inline void store_tile_as(const ScaledMmParams& p, long long row0, long long col0,
+                                     int group, const float (&partial)[64], uint8_t* ring_memory) {
+  constexpr int kBytes = output_bytes(Format);
+  constexpr int kOutStride = kH4TileN * kBytes + 16, kFlagStride = kH4TileN + 16;
   uint8_t* staged_out = ring_memory;
   uint8_t* staged_flags = ring_memory + kH4TileM * (kH4TileN * 4 + 16);
   const int warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31;
+  const int li0 = group * 64 + warp * 16 + (lane >> 2);
+  bool row_in[2], row_special[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const long long i = row0 + li0 + 8 * h;
+    row_in[h] = i < p.m;
+    row_special[h] = row_in[h] && p.special_rows_a[i];
+  }
   unsigned flagged = 0;
 #pragma unroll
-  for (int r = 0; r < 64; r += 2) {
-    // Registers r and r + 1: row li, columns lj and lj + 1.
-    const int li = group * 64 + warp * 16 + (lane >> 2) + 8 * ((r >> 1) & 1);
-    const int lj = 8 * (r >> 2) + 2 * (lane & 3);
-    const long long i = row0 + li, j = col0 + lj;
-    uint32_t bits[2] = {0, 0};
-    bool flag[2] = {false, false};
-    for (int e = 0; e < 2; ++e)
-      if (i < p.m && j + e < p.n) {
-        flag[e] = p.special_rows_a[i] | p.special_rows_b[j + e];
-        bits[e] = element_bits(p, i, j + e, partial[r + e], flag[e]);
-      }
-    uint8_t* o = staged_out + li * out_stride + lj * bytes;
-    if (bytes == 4)
-      *reinterpret_cast<Piece8*>(o) = Piece8{{bits[0], bits[1]}};
-    else if (bytes == 2)
-      *reinterpret_cast<uint32_t*>(o) = bits[0] | bits[1] << 16;
-    else
-      *reinterpret_cast<uint16_t*>(o) = static_cast<uint16_t>(bits[0] | bits[1] << 8);
-    *reinterpret_cast<uint16_t*>(staged_flags + li * flag_stride + lj) =
-        static_cast<uint16_t>(flag[0] | flag[1] << 8);
-    flagged += flag[0] + flag[1];
+  for (int c = 0; c < 16; ++c) {
+    const int lj = 8 * c + 2 * (lane & 3);
+    const long long j = col0 + lj;
+    bool col_in[2], col_special[2];
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      col_in[e] = j + e < p.n;
+      col_special[e] = col_in[e] && p.special_rows_b[j + e];
+    }
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int r = 4 * c + 2 * h, li = li0 + 8 * h;
+      const long long i = row0 + li;
+      uint32_t bits[2] = {0, 0};
+      bool flag[2] = {false, false};
+#pragma unroll
+      for (int e = 0; e < 2; ++e)
+        if (row_in[h] && col_in[e]) {
+          flag[e] = row_special[h] | col_special[e];
+          bits[e] = output_bits_as<Format>(scaled_element(p, i, j + e, partial[r + e]), flag[e]);
+        }
+      uint8_t* o = staged_out + li * kOutStride + lj * kBytes;
+      if constexpr (kBytes == 4)
+        *reinterpret_cast<Piece8*>(o) = Piece8{{bits[0], bits[1]}};
+      else if constexpr (kBytes == 2)
+        *reinterpret_cast<uint32_t*>(o) = bits[0] | bits[1] << 16;
+      else
+        *reinterpret_cast<uint16_t*>(o) = static_cast<uint16_t>(bits[0] | bits[1] << 8);
+      *reinterpret_cast<uint16_t*>(staged_flags + li * kFlagStride + lj) =
+          static_cast<uint16_t>(flag[0] | flag[1] << 8);
+      flagged += flag[0] + flag[1];
+    }
   }
   if (flagged) atomicAdd(p.flagged, flagged);
   __syncthreads();
-  copy_rows_out(staged_out, out_stride, bytes, p.out, p.m, p.n, row0, col0);
-  copy_rows_out(staged_flags, flag_stride, 1, p.fallback, p.m, p.n, row0, col0);
+  copy_rows_out<kBytes, kOutStride>(staged_out, p.out, p.m, p.n, row0, col0);
+  copy_rows_out<1, kFlagStride>(staged_flags, p.fallback, p.m, p.n, row0, col0);
+}
+
+__device__ inline void store_tile(const ScaledMmParams& p, long long row0, long long col0,
+                                  int group, const float (&partial)[64], uint8_t* ring_memory) {
+  __syncthreads();  // both warpgroups are done with the ring
+  switch (p.out_format) {
+    case 0:
+      return store_tile_as<0>(p, row0, col0, group, partial, ring_memory);
+    case 1:
+      return store_tile_as<1>(p, row0, col0, group, partial, ring_memory);
+    case 2:
+      return store_tile_as<2>(p, row0, col0, group, partial, ring_memory);
+    case 3:
+      return store_tile_as<3>(p, row0, col0, group, partial, ring_memory);
+    default:
+      return store_tile_as<4>(p, row0, col0, group, partial, ring_memory);
+  }
 }
 
 // A cluster barrier: every thread of the cluster arrives, its shared-memory writes released to
