@@ -105,11 +105,15 @@ MMAEMU_HD_INLINE float unit_scale(int unit) {
   return float_from_bits(static_cast<unsigned>(e + 127) << 23);
 }
 
-// trunc(product * scale) for |product * scale| < 2^23, exactly.
+// trunc(product * scale) for |product * scale| < 2^23, exactly: on the GPU |product| x scale is
+// added to 2^23 rounding toward zero (its floor then sits in the low bits; the absolute value is
+// a free operand modifier), 2^23 taken off, and product's sign put back: four instructions with
+// the multiply, one logic operation where a sign-matched 2^23 took two. Its sign on a zero term
+// (-0) changes no sum: the sums start at +0 and add integers in round-to-nearest.
 MMAEMU_HD_INLINE float truncated_term(float product, float scale) {
 #if defined(__CUDA_ARCH__)
-  const float magic = __uint_as_float((__float_as_uint(product) & 0x80000000u) | 0x4B000000u);
-  return __fsub_rn(__fmaf_rz(product, scale, magic), magic);  // both exact
+  const float magnitude = __fsub_rn(__fmaf_rz(fabsf(product), scale, 8388608.0f), 8388608.0f);
+  return __uint_as_float(__float_as_uint(magnitude) | (__float_as_uint(product) & 0x80000000u));
 #else
   // The same number: product * scale is exact in double (24 x 24 bits).
   return static_cast<float>(__builtin_trunc(static_cast<double>(product) * scale));

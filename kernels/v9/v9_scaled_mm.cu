@@ -2,16 +2,19 @@
 // the presets whose terms fit FP32 exactly (float_sum_fits, which the launcher's choice checks: the
 // Hopper FP8 step, 32 terms in a 13-bit window, does; v4 takes the others).
 // - The terms are made and summed in FP32 (common/float_terms.h: a multiply, a fused multiply-add
-//   rounded toward zero, a subtract and an add per term), not in 32- or 64-bit integers; the
-//   largest exponent is one add-and-max (__viaddmax_s32, one DPX instruction on sm_90) per term.
+//   rounded toward zero, a subtract, a logic operation and an add per term), not in 32- or 64-bit
+//   integers; the largest exponent is one add-and-max per term (__viaddmax_s32), and on sm_90 one
+//   per two terms (__viaddmax_s16x2 over two rows' int16 exponents, one DPX instruction).
 // - Register blocking: a thread's 4 x 4 outputs are rows 4ty.. and columns 4tx.., and the step's
 //   operands sit in shared memory term-major, so one 8-byte load gives a thread four exponents and
 //   one 16-byte load four values: 16 products from 4 + 4 loads (v4 loads two operands a product).
 // A block of 16 x 16 threads computes 64 x 64 outputs. For each step the block decodes the step's
 // 64 rows of A and of B once into shared memory (exponents as int16, values as FP32: 48 KiB for
-// the widest step, 64 terms). Promotion, split-K and the epilogue are v4's, in the same order;
-// flagged elements (rows with NaN/Inf codes, results the exact encoder must make) go to the host's
-// oracle. Built with -fmad=false, every FP32 operation an explicit intrinsic; no CUDA header.
+// the widest step, 64 terms); the codes of the next step are loaded from global memory in 16-byte
+// chunks into registers while this one is computed. Promotion, split-K and the epilogue are v4's,
+// in the same order; flagged elements (rows with NaN/Inf codes, results the exact encoder must
+// make) go to the host's oracle. Built with -fmad=false, every FP32 operation an explicit
+// intrinsic; no CUDA header.
 #include "epilogue.h"
 #include "float_terms.h"
 #include "k_slices.h"
@@ -30,21 +33,73 @@ struct StepOperands {
   float value_a[kMaxTerms][kTile], value_b[kMaxTerms][kTile];
 };
 
-// Decodes the step's n terms (K from ks) of the block's 64 rows of A and of B; rows past the
-// matrix and terms past n hold zeros. Thread t takes row t % 64 of term t / 64, then every fourth
-// term: a warp writes 32 neighbouring rows of one term (no bank conflict).
-__device__ inline void load_step(const ScaledMmParams& p, StepOperands& s, long long row0,
-                                 long long col0, long long ks, int n) {
-  const int r = threadIdx.x % kTile;
-  const long long row = row0 + r, col = col0 + r;
-  for (int x = threadIdx.x / kTile; x < n; x += kSide * kSide / kTile) {
-    const DecodedOperand zero = {0, -1000};
-    const DecodedOperand a = row < p.m ? p.table_a[p.a[row * p.k + ks + x]] : zero;
-    const DecodedOperand b = col < p.n ? p.table_b[p.b[col * p.k + ks + x]] : zero;
-    s.exponent_a[x][r] = a.exponent;
-    s.exponent_b[x][r] = b.exponent;
-    s.value_a[x][r] = operand_value(a, p.product_fraction_bits);  // A carries both fractions
-    s.value_b[x][r] = operand_value(b, 0);
+// A step's codes travel in 16-byte chunks: (operand, row, chunk of 16 terms), rows fastest, so
+// that a warp's shared-memory stores at decode hit 32 neighbouring rows of one term. Up to 64
+// terms: 2 x 64 x 4 chunks, two per thread.
+constexpr int kChunksPerThread = 2 * kTile * (kMaxTerms / 16) / (kSide * kSide);
+
+struct StepCodes {
+  uint4 chunk[kChunksPerThread];
+  bool row_in[kChunksPerThread];  // the chunk's row lies inside the matrix
+};
+
+// Loads the thread's chunks of the step's n codes (K from ks) from global memory into registers,
+// to be decoded after the step before it is computed: the loads are in flight during that step.
+// 16-byte loads where the address allows, else byte by byte; codes past n are not read.
+__device__ inline void fetch_step(const ScaledMmParams& p, StepCodes& codes, long long row0,
+                                  long long col0, long long ks, int n) {
+  const int chunks = (n + 15) / 16;
+#pragma unroll
+  for (int q = 0; q < kChunksPerThread; ++q) {
+    const int id = threadIdx.x + q * kSide * kSide;
+    codes.chunk[q] = make_uint4(0, 0, 0, 0);
+    codes.row_in[q] = false;
+    if (id >= 2 * kTile * chunks) continue;
+    const int operand = id / (kTile * chunks), c = id / kTile % chunks, r = id % kTile;
+    const long long row = (operand == 0 ? row0 : col0) + r;
+    if (row >= (operand == 0 ? p.m : p.n)) continue;
+    codes.row_in[q] = true;
+    const uint8_t* src = (operand == 0 ? p.a : p.b) + row * p.k + ks + 16 * c;
+    if ((reinterpret_cast<unsigned long long>(src) & 15) == 0 && ks + 16 * c + 16 <= p.k) {
+      codes.chunk[q] = *reinterpret_cast<const uint4*>(src);
+    } else {
+      uint32_t word[4] = {0, 0, 0, 0};
+#pragma unroll
+      for (int x = 0; x < 16; ++x)
+        if (16 * c + x < n) word[x / 4] |= uint32_t{src[x]} << 8 * (x % 4);
+      codes.chunk[q] = make_uint4(word[0], word[1], word[2], word[3]);
+    }
+  }
+}
+
+// Decodes the fetched chunks into the step's shared operands (exponents, values); rows past the
+// matrix hold zeros; terms past n are left as they are (the step reads only n).
+__device__ inline void decode_step(const ScaledMmParams& p, const StepCodes& codes, StepOperands& s,
+                                   int n) {
+  const int chunks = (n + 15) / 16;
+  const DecodedOperand zero = {0, -1000};
+#pragma unroll
+  for (int q = 0; q < kChunksPerThread; ++q) {
+    const int id = threadIdx.x + q * kSide * kSide;
+    if (id >= 2 * kTile * chunks) continue;
+    const int operand = id / (kTile * chunks), c = id / kTile % chunks, r = id % kTile;
+    const uint32_t word[4] = {codes.chunk[q].x, codes.chunk[q].y, codes.chunk[q].z,
+                              codes.chunk[q].w};
+#pragma unroll
+    for (int x = 0; x < 16; ++x) {
+      const int term = 16 * c + x;
+      if (term >= n) continue;
+      const uint8_t code = static_cast<uint8_t>(word[x / 4] >> 8 * (x % 4));
+      if (operand == 0) {
+        const DecodedOperand d = codes.row_in[q] ? p.table_a[code] : zero;
+        s.exponent_a[term][r] = d.exponent;
+        s.value_a[term][r] = operand_value(d, p.product_fraction_bits);  // A carries both
+      } else {
+        const DecodedOperand d = codes.row_in[q] ? p.table_b[code] : zero;
+        s.exponent_b[term][r] = d.exponent;
+        s.value_b[term][r] = operand_value(d, 0);
+      }
+    }
   }
 }
 
@@ -64,6 +119,34 @@ __device__ inline void step_elements(const ScaledMmParams& p, const StepOperands
                                      int tx, uint32_t (&c)[kPer * kPer],
                                      bool (&flag)[kPer * kPer]) {
   int max_exponent[kPer * kPer];
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // sm_90 adds and takes the maximum of two int16 lanes in one instruction: rows 2h and 2h + 1
+  // of column c share a word (the exponents fit int16: -2000 for two zeros, kNoTerm -500).
+  constexpr uint32_t kNoTermPair = (static_cast<uint32_t>(kNoTerm) & 0xFFFFu) * 0x10001u;
+  uint32_t pair_max[kPer / 2][kPer];
+#pragma unroll
+  for (int h = 0; h < kPer / 2; ++h)
+#pragma unroll
+    for (int c = 0; c < kPer; ++c) pair_max[h][c] = kNoTermPair;
+#pragma unroll 4
+  for (int x = 0; x < n; ++x) {
+    const uint2 wa = *reinterpret_cast<const uint2*>(&s.exponent_a[x][kPer * ty]);
+    const uint2 wb = *reinterpret_cast<const uint2*>(&s.exponent_b[x][kPer * tx]);
+    const uint32_t rows[kPer / 2] = {wa.x, wa.y};
+    const uint32_t column[kPer] = {__byte_perm(wb.x, 0, 0x1010), __byte_perm(wb.x, 0, 0x3232),
+                                   __byte_perm(wb.y, 0, 0x1010), __byte_perm(wb.y, 0, 0x3232)};
+#pragma unroll
+    for (int h = 0; h < kPer / 2; ++h)
+#pragma unroll
+      for (int c = 0; c < kPer; ++c)
+        pair_max[h][c] = __viaddmax_s16x2(rows[h], column[c], pair_max[h][c]);
+  }
+#pragma unroll
+  for (int q = 0; q < kPer * kPer; ++q) {
+    const uint32_t pair = pair_max[q / kPer / 2][q % kPer];
+    max_exponent[q] = static_cast<int16_t>(q / kPer % 2 ? pair >> 16 : pair & 0xFFFFu);
+  }
+#else
 #pragma unroll
   for (int q = 0; q < kPer * kPer; ++q) max_exponent[q] = kNoTerm;
 #pragma unroll 4
@@ -75,6 +158,7 @@ __device__ inline void step_elements(const ScaledMmParams& p, const StepOperands
     for (int q = 0; q < kPer * kPer; ++q)
       max_exponent[q] = __viaddmax_s32(ea[q / kPer], eb[q % kPer], max_exponent[q]);
   }
+#endif
   AlignedC aligned_c[kPer * kPer];
   int unit[kPer * kPer];
   float scale[kPer * kPer], sum[kPer * kPer];
@@ -122,6 +206,7 @@ extern "C" __global__ void __launch_bounds__(kSide* kSide, 1) v9_scaled_mm(Scale
     flag[q] = i < p.m && j < p.n && (p.special_rows_a[i] | p.special_rows_b[j]);
     total[q] = 0.0f;
   }
+  StepCodes codes;
   for (int s = 0; s < p.split_k; ++s) {
     long long begin, end;
     k_slice(p, s, begin, end);
@@ -130,21 +215,39 @@ extern "C" __global__ void __launch_bounds__(kSide* kSide, 1) v9_scaled_mm(Scale
         p.single_chain ? max(end - begin, 1ll) : static_cast<long long>(p.promotion_interval);
 #pragma unroll
     for (int q = 0; q < kPer * kPer; ++q) partial[q] = 0.0f;
-    for (long long start = begin; start < end; start += block) {
+    // The slice's steps, blocks of `block` elements of K cut into steps of p.terms, one after
+    // the other: the next step's codes are fetched while this one is computed.
+    long long start = begin, ks = begin;
+    int n =
+        begin < end
+            ? static_cast<int>(min(static_cast<long long>(p.terms), min(start + block, end) - ks))
+            : 0;
+    if (n > 0) fetch_step(p, codes, row0, col0, ks, n);
+    while (n > 0) {
       const long long stop = min(start + block, end);
+      if (ks == start) {
 #pragma unroll
-      for (int q = 0; q < kPer * kPer; ++q) c[q] = 0;
-      for (long long ks = start; ks < stop; ks += p.terms) {
-        const int n = static_cast<int>(min(static_cast<long long>(p.terms), stop - ks));
-        __syncthreads();  // every thread is done with the previous step's operands
-        load_step(p, operands, row0, col0, ks, n);
-        __syncthreads();
-        step_elements(p, operands, n, ty, tx, c, flag);
+        for (int q = 0; q < kPer * kPer; ++q) c[q] = 0;
       }
+      __syncthreads();  // every thread is done with the previous step's operands
+      decode_step(p, codes, operands, n);
+      __syncthreads();
+      const bool block_ends = ks + p.terms >= stop;
+      const long long next_start = block_ends ? start + block : start,
+                      next_ks = block_ends ? next_start : ks + p.terms;
+      const int next_n = next_start < end
+                             ? static_cast<int>(min(static_cast<long long>(p.terms),
+                                                    min(next_start + block, end) - next_ks))
+                             : 0;
+      if (next_n > 0) fetch_step(p, codes, row0, col0, next_ks, next_n);
+      step_elements(p, operands, n, ty, tx, c, flag);
+      if (block_ends) {
 #pragma unroll
-      for (int q = 0; q < kPer * kPer; ++q)
-        partial[q] =
-            p.single_chain ? __uint_as_float(c[q]) : __fadd_rn(partial[q], __uint_as_float(c[q]));
+        for (int q = 0; q < kPer * kPer; ++q)
+          partial[q] =
+              p.single_chain ? __uint_as_float(c[q]) : __fadd_rn(partial[q], __uint_as_float(c[q]));
+      }
+      start = next_start, ks = next_ks, n = next_n;
     }
 #pragma unroll
     for (int q = 0; q < kPer * kPer; ++q)

@@ -121,8 +121,8 @@ constexpr EmulationModule kModules[] = {
      "h1 pipelined at a 128 x 128 tile, TMA-fed; up to 8 split-K slices, K % 16 == 0", true, 256,
      LaunchShape::tiles_128_linear, static_cast<unsigned>(kH4DynamicSharedBytes), h4_covers, 1,
      true},
-    // Before v4 where it covers the call: equal to the oracle in conform on a GPU and 3.2-3.4x
-    // v4's speed there (validation_logs/2026-12-07/resident-v9-h100/README.md).
+    // Before v4 where it covers the call: equal to the oracle in conform on a GPU and 4.1-4.3x
+    // v4's speed there (validation_logs/2026-12-07/v9-pipelined-h100/README.md).
     {"v9", "cuda-v9", Backend::cuda_v9, "v9_scaled_mm.cu",
      "v4's step with its terms in FP32, register-blocked, any GPU", false, 256,
      LaunchShape::tiles_64, 0, v9_covers, 3},
