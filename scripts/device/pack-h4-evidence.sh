@@ -11,7 +11,6 @@
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TRUTH=${MMAEMU_TRUTH_DIR:-$ROOT/../shared/truth}
-NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 cd "$ROOT"
 for f in build/apps/mmaemu/mmaemu build/tests/resident_call_test; do
   [ -x "$f" ] || { echo "pack-h4-evidence: $f is missing: build first" >&2; exit 1; }
@@ -31,10 +30,7 @@ for variant in "d51f425:previous:" "d51f425:previous-tma-staged:-DMMAEMU_H4_TMA=
   name=${rest%%:*} switches=${rest#*:}
   [ -d "$work/$commit" ] || git worktree add -f --detach "$work/$commit" "$commit" > /dev/null
   # shellcheck disable=SC2086  # the switches are separate words
-  "$NVCC" -std=c++17 -O3 -arch=sm_90a -fmad=false -I"$work/$commit/kernels/common" \
-    -DVARIANT="\"$name\"" $switches -o "$work/anatomy/h4-anatomy-$name" \
-    "$work/$commit/scripts/device/h4-anatomy/h4_anatomy.cu" -L/usr/local/cuda/lib64/stubs -lcuda 2>&1 |
-    grep -v "C751[79]" || true
+  bash scripts/device/h4-anatomy/build.sh --one "$work/anatomy" "$work/$commit" "$name" $switches
 done
 tar cJf .device/anatomy.tar.xz -C "$work" anatomy
 for set in h200-epilogue-dev h200-evo2-dev; do cp -r "$TRUTH/$set" .device/truth/; done

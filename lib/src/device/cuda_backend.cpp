@@ -54,6 +54,7 @@ Result<void> validate(const DeviceScaledMmCall& call) {
 #include <mutex>
 #include <tuple>
 
+#include "common/h4_tensor_maps.h"
 #include "common/h4_tiling.h"
 #include "common/scaled_mm_params.h"
 #include "cpu/flagged_elements.hpp"
@@ -254,16 +255,11 @@ Result<void> encode_h4_maps(const device::DriverApi& d, const ScaledMmCall& shap
   for (const auto& [map, address, rows, box_rows, name] :
        {std::tuple{&maps.a, a, shape.m, kH4TileM, "a"},
         std::tuple{&maps.b, b, shape.n, kH4BoxRowsB, "b"}}) {
-    const cuuint64_t dims[2] = {static_cast<cuuint64_t>(shape.k), static_cast<cuuint64_t>(rows)};
-    const cuuint64_t strides[1] = {static_cast<cuuint64_t>(shape.k)};
-    const cuuint32_t box[2] = {kH4SlabK, static_cast<cuuint32_t>(box_rows)},
-                     element_strides[2] = {1, 1};
     CUtensorMap encoded;  // CUDA's own type (more strictly aligned), then copied into the param
-    if (CUresult r = d.encode_tensor_map(
-            &encoded, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, reinterpret_cast<void*>(address), dims,
-            strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (CUresult r = encode_h4_tensor_map(
+            d.encode_tensor_map, &encoded, reinterpret_cast<const void*>(address),
+            static_cast<unsigned long long>(shape.k), static_cast<unsigned long long>(rows),
+            static_cast<unsigned>(box_rows));
         r != CUDA_SUCCESS)
       return Error(Errc::unsupported, std::string("h4: the tensor map of ") + name + " (" +
                                           std::to_string(rows) + " x " + std::to_string(shape.k) +

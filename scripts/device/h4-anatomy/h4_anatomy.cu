@@ -13,6 +13,7 @@
 #include <tuple>
 #include <vector>
 
+#include "../../../kernels/common/h4_tensor_maps.h"
 #include "../../../kernels/h4/h4_scaled_mm.cu"
 
 #ifndef VARIANT
@@ -65,22 +66,17 @@ static void run(long long m, long long n, long long k, int repeats) {
   p.a = da, p.b = db, p.out = out, p.fallback = fallback, p.flagged = flagged;
   p.special_rows_a = rows_a, p.special_rows_b = rows_b;
   p.m = m, p.n = n, p.k = k, p.alpha = 1.0f, p.out_format = 1;
-  p.single_chain = ANATOMY_SINGLE_CHAIN, p.promotion_interval = 128, p.split_k = 1, p.split_grain = 128;
+  p.single_chain = ANATOMY_SINGLE_CHAIN, p.promotion_interval = 128, p.split_k = 1,
+  p.split_grain = 128;
   const int shared_bytes = kH4DynamicSharedBytes;
-  // Boxes of 128 bytes of K by 128 rows, swizzled by 128 bytes, zeros past the edges (as the
-  // library's launcher encodes them).
+  // The library's launcher's tensor maps (common/h4_tensor_maps.h).
   H4TensorMaps maps;
-  for (auto [map, base, rows] :
-       {std::tuple{&maps.a, (void*)da, m}, std::tuple{&maps.b, (void*)db, n}}) {
-    const cuuint64_t dims[2] = {static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(rows)};
-    const cuuint64_t strides[1] = {static_cast<cuuint64_t>(k)};
-    const cuuint32_t box[2] = {kH4SlabK,
-                               static_cast<cuuint32_t>(map == &maps.a ? kH4TileM : kH4BoxRowsB)},
-                     unit[2] = {1, 1};
-    CUresult r = cuTensorMapEncodeTiled(
-        reinterpret_cast<CUtensorMap*>(map), CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, base, dims, strides,
-        box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  for (auto [map, base, rows, box_rows] : {std::tuple{&maps.a, (void*)da, m, kH4TileM},
+                                           std::tuple{&maps.b, (void*)db, n, kH4BoxRowsB}}) {
+    CUresult r = encode_h4_tensor_map(cuTensorMapEncodeTiled, reinterpret_cast<CUtensorMap*>(map),
+                                      base, static_cast<unsigned long long>(k),
+                                      static_cast<unsigned long long>(rows),
+                                      static_cast<unsigned>(box_rows));
     if (r != CUDA_SUCCESS) {
       std::fprintf(stderr, "cuTensorMapEncodeTiled failed: %d\n", static_cast<int>(r));
       std::exit(1);
