@@ -190,6 +190,15 @@ __device__ inline void step_elements(const ScaledMmParams& p, const StepOperands
   }
 }
 
+// The terms of the step at ks in the promotion block that starts at `start` (a step ends at its
+// block's end and at the slice's, `end`); 0 where the block starts at or past `end`.
+__device__ inline int step_terms(const ScaledMmParams& p, long long start, long long block,
+                                 long long end, long long ks) {
+  return start < end
+             ? static_cast<int>(min(static_cast<long long>(p.terms), min(start + block, end) - ks))
+             : 0;
+}
+
 }  // namespace
 
 extern "C" __global__ void __launch_bounds__(kSide* kSide, 1) v9_scaled_mm(ScaledMmParams p) {
@@ -218,10 +227,7 @@ extern "C" __global__ void __launch_bounds__(kSide* kSide, 1) v9_scaled_mm(Scale
     // The slice's steps, blocks of `block` elements of K cut into steps of p.terms, one after
     // the other: the next step's codes are fetched while this one is computed.
     long long start = begin, ks = begin;
-    int n =
-        begin < end
-            ? static_cast<int>(min(static_cast<long long>(p.terms), min(start + block, end) - ks))
-            : 0;
+    int n = step_terms(p, start, block, end, ks);
     if (n > 0) fetch_step(p, codes, row0, col0, ks, n);
     while (n > 0) {
       const long long stop = min(start + block, end);
@@ -235,10 +241,7 @@ extern "C" __global__ void __launch_bounds__(kSide* kSide, 1) v9_scaled_mm(Scale
       const bool block_ends = ks + p.terms >= stop;
       const long long next_start = block_ends ? start + block : start,
                       next_ks = block_ends ? next_start : ks + p.terms;
-      const int next_n = next_start < end
-                             ? static_cast<int>(min(static_cast<long long>(p.terms),
-                                                    min(next_start + block, end) - next_ks))
-                             : 0;
+      const int next_n = step_terms(p, next_start, block, end, next_ks);
       if (next_n > 0) fetch_step(p, codes, row0, col0, next_ks, next_n);
       step_elements(p, operands, n, ty, tx, c, flag);
       if (block_ends) {

@@ -8,19 +8,23 @@
 #   scripts/device/h4-tma-evidence.sh OUT_DIR
 # Carried in .device/ (scripts/device/pack-h4-evidence.sh fills it): mmaemu.xz and
 # resident_call_test.xz (stripped, xz-packed builds of the commit), anatomy.tar.xz
-# (scripts/device/h4-anatomy/build.sh's output and d51f425's h4), truth/ (recordings).
+# (scripts/device/h4-anatomy/build.sh's output and earlier commits' h4s), truth/ (recordings).
 set -u
 OUT=${1:?usage: h4-tma-evidence.sh OUT_DIR}
 mkdir -p "$OUT"
 (cd .device && tar xJf anatomy.tar.xz)
 . "$(dirname "$0")/evidence-steps.sh"
+anatomy() {  # every anatomy variant, then its table (scripts/device/h4-anatomy/summary.py)
+  for exe in .device/anatomy/h4-anatomy-*; do timeout 30 $exe >> "$OUT/anatomy.jsonl" 2>> "$OUT/anatomy.err"; done
+  python3 scripts/device/h4-anatomy/summary.py "$OUT/anatomy.jsonl" > "$OUT/anatomy-summary.txt" 2>&1
+  cat "$OUT/anatomy-summary.txt"
+}
 # A quick look first: should the rewritten h4 hang or differ, the call spends its time on the
 # anatomy (which times d51f425's h4 beside it) instead of on timeouts.
 step conform-h4-quick timeout 60 $M conform --backend cuda-h4 --calls 8 --out "$OUT/conform-h4-quick.json"
 if ! grep -q '^rc=0$' "$OUT/conform-h4-quick.out"; then
   echo "h4 failed its quick conform: the anatomy only"
-  for exe in .device/anatomy/h4-anatomy-*; do timeout 30 $exe >> "$OUT/anatomy.jsonl" 2>> "$OUT/anatomy.err"; done
-  python3 scripts/device/h4-anatomy/summary.py "$OUT/anatomy.jsonl" | tee "$OUT/anatomy-summary.txt"
+  anatomy
   step resident-test timeout 100 .device/resident_call_test -d yes
   exit 1
 fi
@@ -40,13 +44,11 @@ step replay-cuda-h200-subset timeout 100 $M replay --truth-dir .device/truth/h20
   --out "$OUT/replay-cuda-h200-subset.json"
 for set in .device/truth/*/; do
   name=$(basename "$set")
-  # h4 is out of cuda's choice until this passes: named, it errs on the recordings it does not
-  # cover (K % 16, more than 8 slices) and must match every other.
+  # Named, h4 errs on the recordings it does not cover (K % 16, more than 8 slices) and must
+  # match every other.
   step "replay-h4-$name" timeout 100 $M replay --truth-dir "$set" --backend cuda-h4 --out "$OUT/replay-h4-$name.json"
 done
-for exe in .device/anatomy/h4-anatomy-*; do timeout 30 $exe >> "$OUT/anatomy.jsonl" 2>> "$OUT/anatomy.err"; done
-python3 scripts/device/h4-anatomy/summary.py "$OUT/anatomy.jsonl" > "$OUT/anatomy-summary.txt" 2>&1
-cat "$OUT/anatomy-summary.txt"
+anatomy
 for variant in f32:normal f8_e4m3:normal bf16:special f16:wide; do
   dtype=${variant%%:*} dist=${variant##*:}
   step "bench-$dtype-$dist" timeout 60 $M bench --cublaslt "$LT" --shapes 1000x3001x2000,4096x4096x4096 \

@@ -205,8 +205,7 @@ Result<size_t> compile_module_with_nvrtc(std::string_view name, const std::strin
 namespace mmaemu {
 
 Result<size_t> compile_module_with_nvrtc(std::string_view, const std::string&) {
-  return Error(Errc::device_unavailable,
-               "this mmaemu was built without the CUDA headers: no NVRTC path");
+  return Error(Errc::unsupported, "this mmaemu was built without the CUDA headers: no NVRTC path");
 }
 
 }  // namespace mmaemu

@@ -55,9 +55,10 @@ Result<const EmulationModule*> choose_emulation_module(const Plan& plan, const S
                                                        uint64_t operand_addresses = 0);
 
 // Module `name` compiled by NVRTC (loaded at run time) from the sources this mmaemu carries, for
-// `arch` ("sm_90a", "sm_89"): the cubin's size in bytes, or why not. The path a GPU takes whose
-// code no fatbin holds (or MMAEMU_FORCE_NVRTC); it needs no GPU, so tests run it wherever NVRTC
-// is installed.
+// `arch` ("sm_90a", "sm_89"): the cubin's size in bytes, or why not (Errc::unsupported: this build
+// has no NVRTC path; Errc::device_unavailable: NVRTC is missing or refused the source). The path a
+// GPU takes whose code no fatbin holds (or MMAEMU_FORCE_NVRTC); it needs no GPU, so tests run it
+// wherever NVRTC is installed.
 Result<size_t> compile_module_with_nvrtc(std::string_view name, const std::string& arch);
 
 }  // namespace mmaemu
