@@ -1,10 +1,13 @@
 // The epilogue of torch._scaled_mm as the kernels compute it, after the FP32 sum of an element:
 // the scales (tensorwise folded into alpha, or rowwise in the algorithm's order), the bias, and
-// the output conversion. Every FP32 operation is an explicit _rn intrinsic: no contraction.
+// the output conversion. Every FP32 operation is an explicit _rn intrinsic: no contraction. The
+// scales are read as the caller's f32 words and the bias as widen_bias made it, on the device, so
+// that a call on resident data never brings them to the host.
 #pragma once
 
 #include "output_convert.h"
 #include "scaled_mm_params.h"
+#include "widen_bias.h"
 
 // The output bits of y in output format Format (0 f32, 1 bf16, 2 f16, 3 f8_e4m3, 4 f8_e5m2);
 // `flag` asks the host's exact codec to finish FP8 outputs of an infinity. A kernel that converts
@@ -48,12 +51,20 @@ __device__ constexpr int output_bytes(int format) {
   return format == 0 ? 4 : format <= 2 ? 2 : 1;
 }
 
-// The scales and the bias of element (i, j) whose FP32 sum is `total`, in FP32.
-__device__ inline float scaled_element(const ScaledMmParams& p, long long i, long long j,
-                                       float total) {
+// The tensorwise factor fl32(scale_a x scale_b) from the two scale words (0 when rowwise). A
+// thread reads it once, before its elements: the loads cannot be hoisted past the output stores
+// by the compiler (they may alias).
+__device__ inline float tensorwise_alpha(const ScaledMmParams& p) {
+  return p.rowwise ? 0.0f : __fmul_rn(__uint_as_float(p.scale_a[0]), __uint_as_float(p.scale_b[0]));
+}
+
+// The scales and the bias of element (i, j) whose FP32 sum is `total`, in FP32; alpha: the
+// thread's tensorwise_alpha(p).
+__device__ inline float scaled_element(const ScaledMmParams& p, float alpha, long long i,
+                                       long long j, float total) {
   float y;
   if (!p.rowwise) {
-    y = __fmul_rn(total, p.alpha);
+    y = __fmul_rn(total, alpha);
   } else {
     const float sa = __uint_as_float(p.scale_a[i]), sb = __uint_as_float(p.scale_b[j]);
     y = p.column_first ? __fmul_rn(__fmul_rn(total, sb), sa) : __fmul_rn(__fmul_rn(total, sa), sb);
@@ -64,16 +75,16 @@ __device__ inline float scaled_element(const ScaledMmParams& p, long long i, lon
 
 // Scales, bias and conversion of element (i, j) whose FP32 sum is `total`: its output bits (the
 // low output_bytes of them); sets `flag` for FP8 outputs of an infinity.
-__device__ inline uint32_t element_bits(const ScaledMmParams& p, long long i, long long j,
-                                        float total, bool& flag) {
-  return output_bits(p.out_format, scaled_element(p, i, j, total), flag);
+__device__ inline uint32_t element_bits(const ScaledMmParams& p, float alpha, long long i,
+                                        long long j, float total, bool& flag) {
+  return output_bits(p.out_format, scaled_element(p, alpha, i, j, total), flag);
 }
 
 // Stores element (i, j) and its host-fallback flag (set by the caller for rows with NaN/Inf, or by
 // element_bits for FP8 infinities).
-__device__ inline void store_element(const ScaledMmParams& p, long long i, long long j, float total,
-                                     bool flag) {
-  const uint32_t bits = element_bits(p, i, j, total, flag);
+__device__ inline void store_element(const ScaledMmParams& p, float alpha, long long i, long long j,
+                                     float total, bool flag) {
+  const uint32_t bits = element_bits(p, alpha, i, j, total, flag);
   const long long index = i * p.n + j;
   const int bytes = output_bytes(p.out_format);
   for (int q = 0; q < bytes; ++q) p.out[index * bytes + q] = static_cast<uint8_t>(bits >> (8 * q));

@@ -13,6 +13,14 @@
 #define MMAEMU_HD_INLINE [[gnu::always_inline]] inline
 #endif
 
+MMAEMU_HD_INLINE int leading_zeros32(unsigned int x) {
+#if defined(__CUDA_ARCH__)
+  return __clz(static_cast<int>(x));
+#else
+  return __builtin_clz(x);
+#endif
+}
+
 MMAEMU_HD_INLINE int leading_zeros64(unsigned long long x) {
 #if defined(__CUDA_ARCH__)
   return __clzll(static_cast<long long>(x));

@@ -81,6 +81,32 @@ MMAEMU_HD_INLINE uint32_t finish_step(const Model& p, Sum sum, const AlignedC& a
   return (negative ? 0x80000000u : 0u) | static_cast<uint32_t>(leading + 127) << 23 | fraction;
 }
 
+// finish_step for the presets float_sum_fits admits, in 32-bit integers (v9 runs it once per
+// element and step): there the unit is at least c's exponent less alignment_bits (<= 21), so c
+// truncated to the unit only moves right (below 2^22) and the sum with it stays below 2^25. The
+// same result as finish_step there: float_terms_step uses it, and tests/unit/fast_path_test.cpp
+// holds float_terms_step equal to the integer step.
+template <class Model, class Exact>
+MMAEMU_HD_INLINE uint32_t finish_narrow_step(const Model& p, int sum, const AlignedC& aligned_c,
+                                             uint32_t c, int unit, Exact exact) {
+  if (aligned_c.significand != 0) {
+    const int shift = unit + 23 - aligned_c.exponent;  // at least 23 - alignment_bits >= 2
+    const int t =
+        shift < 31 ? static_cast<int>(static_cast<uint32_t>(aligned_c.significand) >> shift) : 0;
+    sum += (c >> 31) ? -t : t;
+  }
+  if (sum == 0) return 0;
+  const bool negative = sum < 0;
+  const uint32_t magnitude = static_cast<uint32_t>(negative ? -sum : sum);
+  const int top = 31 - leading_zeros32(magnitude);
+  const int leading = unit + top;
+  if (leading < -126 || leading > 127) return exact(negative, magnitude, unit);
+  const uint32_t normal =
+      top > p.result_bits ? magnitude >> (top - p.result_bits) : magnitude << (p.result_bits - top);
+  const uint32_t fraction = (normal - (1u << p.result_bits)) << (23 - p.result_bits);
+  return (negative ? 0x80000000u : 0u) | static_cast<uint32_t>(leading + 127) << 23 | fraction;
+}
+
 // Whether float_terms_step is exact for a preset: every term below 2^(alignment_bits + 2) <= 2^23,
 // `terms` of them below 2^24, and the sum with c in an int (narrow_sum_fits).
 MMAEMU_HD_INLINE bool float_sum_fits(int alignment_bits, int terms) {
@@ -145,5 +171,5 @@ MMAEMU_HD_INLINE uint32_t float_terms_step(const Model& p, OperandA a_at, Operan
         multiply_f32_rn(operand_value(a_at(i), p.product_fraction_bits), operand_value(b_at(i), 0));
     sum = add_f32_rn(sum, truncated_term(product, scale));  // integers below 2^24: exact
   }
-  return finish_step<int>(p, static_cast<int>(sum), aligned_c, c, unit, exact);
+  return finish_narrow_step(p, static_cast<int>(sum), aligned_c, c, unit, exact);
 }

@@ -1,8 +1,10 @@
-// Float to f16 and FP8 conversion in integer arithmetic (round to nearest even; FP8 saturating),
-// so that the kernels need no CUDA header and build with NVRTC alone. Compiled for the host too:
-// tests/unit/kernel_convert_test.cpp checks them against the exact codec.
+// Float to f16 and FP8 conversion (and the bias's widening to f32) in integer arithmetic (round to
+// nearest even; FP8 saturating), so that the kernels need no CUDA header and build with NVRTC
+// alone. Compiled for the host too: tests/unit/kernel_convert_test.cpp checks them against the
+// exact codec.
 #pragma once
 
+#include "f32_bits.h"
 #include "host_device.h"
 
 // f32 bits (not NaN) to f16 bits.
@@ -47,4 +49,16 @@ MMAEMU_HD inline unsigned int f32_to_fp8_bits(unsigned int x, bool e4m3) {
     code = (static_cast<unsigned long long>(e + bias) << mantissa_bits) +
            (r - (1ull << mantissa_bits));
   return sign | static_cast<unsigned int>(code > largest ? largest : code);
+}
+
+// A bias element's bits widened to f32 bits, exactly: bf16 (the upper half of an f32) or f16
+// (subnormals normalised; infinities and NaNs keep their class, NaNs quieted). The kernels read the
+// bias in its own format (widen_bias.h) so that a resident call brings nothing to the host.
+MMAEMU_HD inline unsigned int bias_bits_to_f32(unsigned int h, bool f16) {
+  if (!f16) return h << 16;
+  const unsigned int sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1Fu, f = h & 0x3FFu;
+  if (e == 0x1F) return sign | 0x7F800000u | (f ? 0x400000u | f << 13 : 0u);
+  if (e != 0) return sign | (e + 112u) << 23 | f << 13;
+  // Zero or subnormal: f x 2^-24, exact in f32 (f has 10 bits).
+  return sign | bits_of_float(static_cast<float>(f) * 5.9604644775390625e-8f);
 }

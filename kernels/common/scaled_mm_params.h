@@ -25,16 +25,15 @@ struct ScaledMmParams {
   const uint8_t* b;               // n x k codes
   const DecodedOperand* table_a;  // 256 entries: the decoded codes of a's format (v1)
   const DecodedOperand* table_b;
-  const uint32_t* scale_a;  // f32 bits: m values (rowwise), else unused
-  const uint32_t* scale_b;  // n values (rowwise)
-  const float* bias;        // n values converted to f32, or null
+  const uint32_t* scale_a;  // f32 bits: m values (rowwise), else one (tensorwise)
+  const uint32_t* scale_b;  // n values (rowwise), else one
+  const float* bias;        // n values widened to f32 on the device (widen_bias), or null
   uint8_t* out;             // m x n in out_format
   uint8_t* fallback;        // m x n flags: the host computes these elements with the oracle
   unsigned int* flagged;    // how many elements are flagged (the host reads the flags only if any)
   const uint8_t* special_rows_a;  // m flags: rows of a holding NaN/Inf codes (flag_special_rows)
   const uint8_t* special_rows_b;  // n flags: rows of b
   long long m, n, k;
-  float alpha;  // fl32(scale_a * scale_b), tensorwise
   int rowwise, column_first;
   int out_format;  // 0 f32, 1 bf16, 2 f16, 3 f8_e4m3, 4 f8_e5m2
   int terms, alignment_bits, product_fraction_bits, result_bits, exponent_floor;

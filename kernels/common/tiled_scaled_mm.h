@@ -14,6 +14,7 @@
 #include "integer_step.h"
 #include "k_slices.h"
 #include "scaled_mm_params.h"
+#include "special_elements.h"
 #include "special_rows.h"
 
 namespace {
@@ -82,9 +83,10 @@ extern "C" __global__ void __launch_bounds__(kSide* kSide, 1)
     for (int q = 0; q < kPer * kPer; ++q)
       total[q] = s == 0 ? partial[q] : __fadd_rn(total[q], partial[q]);
   }
+  const float alpha = tensorwise_alpha(p);
 #pragma unroll
   for (int q = 0; q < kPer * kPer; ++q) {
     const long long i = row0 + ty + kSide * (q / kPer), j = col0 + tx + kSide * (q % kPer);
-    if (i < p.m && j < p.n) store_element(p, i, j, total[q], flag[q]);
+    if (i < p.m && j < p.n) store_element(p, alpha, i, j, total[q], flag[q]);
   }
 }

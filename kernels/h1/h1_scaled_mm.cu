@@ -15,6 +15,7 @@
 #include "epilogue.h"
 #include "k_slices.h"
 #include "scaled_mm_params.h"
+#include "special_elements.h"
 #include "special_rows.h"
 #include "wgmma_smem.h"
 
@@ -126,12 +127,13 @@ __device__ void h1_tile(const ScaledMmParams& p) {
   // The accumulator fragment: warp w holds rows 16w..16w+15; register 4c + 2h + e is row
   // 16w + lane/4 + 8h, column 8c + 2(lane%4) + e.
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const float alpha = tensorwise_alpha(p);
 #pragma unroll
   for (int r = 0; r < 32; ++r) {
     const long long i = row0 + warp * 16 + (lane >> 2) + 8 * ((r >> 1) & 1);
     const long long j = col0 + 8 * (r >> 2) + 2 * (lane & 3) + (r & 1);
     if (i < p.m && j < p.n)
-      store_element(p, i, j, total[r], p.special_rows_a[i] | p.special_rows_b[j]);
+      store_element(p, alpha, i, j, total[r], p.special_rows_a[i] | p.special_rows_b[j]);
   }
 }
 #endif

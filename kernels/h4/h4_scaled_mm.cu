@@ -1,16 +1,17 @@
 // h4: the pipelined Hopper-native kernel (sm_90a): h1's arithmetic (the real wgmma FP8 step,
 // chained within a promotion block; blocks added in FP32 round-to-nearest; v1's epilogue) at a
 // larger tile with the tensor core kept busy. A block of two warpgroups computes 128 x 128
-// outputs, each warpgroup 64 x 128 with wgmma.m64n128k32. K streams through a ring of 128-element
-// slabs (common/h4_tiling.h: five stages of 32 KiB in dynamic shared memory) that the
-// tensor-memory accelerator fills three slabs ahead: one thread issues a 128-row x 128-byte box of
-// A and of B a slab, swizzled by 128 bytes (zeros past K and past the last row), completing on the
-// stage's mbarrier. The two tensor maps come from the launcher as a second, grid-constant
-// parameter (H4TensorMaps); the mbarriers follow the ring (kH4TmaSharedBytes). Steps are not
-// waited for one by one: a slab's four steps are issued back to back and committed as one group,
-// and the warpgroup waits only for the previous slab's group, so the tensor core works on slab s
-// while slab s - 1's block is promoted. Promotion blocks alternate between two accumulators for
-// that reason: block b chains in acc[b % 2] while block b - 1's is added to the FP32 sum. The
+// outputs, each warpgroup 64 x 128 with wgmma.m64n128k32; the narrow kernels (suffix _m64, for
+// calls with few tiles: common/h4_tiling.h's h4_tile_rows) are one warpgroup on 64 x 128. K streams
+// through a ring of 128-element slabs (common/h4_tiling.h: five stages of 32 KiB in dynamic shared
+// memory) that the tensor-memory accelerator fills three slabs ahead: one thread issues a 128-row x
+// 128-byte box of A and of B a slab, swizzled by 128 bytes (zeros past K and past the last row),
+// completing on the stage's mbarrier. The two tensor maps come from the launcher as a second,
+// grid-constant parameter (H4TensorMaps); the mbarriers follow the ring (kH4TmaSharedBytes). Steps
+// are not waited for one by one: a slab's four steps are issued back to back and committed as one
+// group, and the warpgroup waits only for the previous slab's group, so the tensor core works on
+// slab s while slab s - 1's block is promoted. Promotion blocks alternate between two accumulators
+// for that reason: block b chains in acc[b % 2] while block b - 1's is added to the FP32 sum. The
 // epilogue converts the tile, in the call's output format (one unrolled loop per format), into the
 // ring's memory and writes whole rows out in 16-byte pieces.
 // Split K: the launcher makes each tile's blocks a cluster, one block per slice, and the slices'
@@ -25,6 +26,7 @@
 #include "h4_tiling.h"
 #include "k_slices.h"
 #include "scaled_mm_params.h"
+#include "special_elements.h"
 #include "special_rows.h"
 #include "wgmma_smem.h"
 
@@ -62,8 +64,11 @@ constexpr int kStepK = 32;                        // K of one wgmma
 constexpr int kStepsPerSlab = kH4SlabK / kStepK;  // 4
 // Slabs in flight while one is computed and one may still be read.
 constexpr int kAhead = kH4Stages - 2;
-// A stage: A's 128 rows of 128 bytes, then B's.
-constexpr int kBOffset = kH4TileM * kH4SlabK;
+// A stage: A's TileM rows of 128 bytes, then B's.
+template <int TileM>
+__device__ constexpr int b_offset() {
+  return TileM * kH4SlabK;
+}
 
 #ifdef MMAEMU_H4_WGMMA
 __device__ inline void wgmma_fence() {
@@ -106,14 +111,14 @@ __device__ inline void wgmma_step(float (&d)[64], uint64_t da, uint64_t db, int 
 
 // The steps of one slab (up to four; fewer at the end of K) chained into d; the first starts a
 // new chain when the slab starts a promotion block.
-template <int Pair>
+template <int Pair, int TileM>
 __device__ inline void slab_steps(float (&d)[64], uint32_t stage, int group, int steps,
                                   bool block_start) {
   if (!MMAEMU_H4_STEPS) return;
   fence_registers(d);
   // Step q reads bytes 32q.. of each 128-byte row: the descriptor starts 32q bytes in, and the
   // hardware applies the swizzle to the address it forms. Warpgroup g reads A's rows 64g...
-  const uint32_t a = stage + group * 64 * kH4SlabK, b = stage + kBOffset;
+  const uint32_t a = stage + group * 64 * kH4SlabK, b = stage + b_offset<TileM>();
   if (steps == kStepsPerSlab) {  // every slab but perhaps the last
 #pragma unroll
     for (int q = 0; q < kStepsPerSlab; ++q)
@@ -167,11 +172,12 @@ __device__ inline void mbarrier_wait(uint32_t bar, unsigned parity) {
 // barrier expects the whole stage: the accelerator counts the zeros it fills past the edges). In
 // a cluster, this block copies its share of B's rows into the stage of every block of the cluster
 // (the same offsets in each), and theirs arrive on its barrier.
+template <int TileM>
 __device__ inline void tma_slab(const H4TensorMaps& maps, uint32_t stage_base, uint32_t bar,
                                 int slab, int row0, int col0) {  // slab: of all of K
   if (!MMAEMU_H4_COPIES) return;
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
-               "r"(MMAEMU_H4_COPY_B ? kH4StageBytes : kBOffset)
+               "r"(MMAEMU_H4_COPY_B ? h4_stage_bytes(TileM) : b_offset<TileM>())
                : "memory");
   const int k0 = slab * kH4SlabK;
   asm volatile(
@@ -184,7 +190,7 @@ __device__ inline void tma_slab(const H4TensorMaps& maps, uint32_t stage_base, u
   const int share = cluster_rank() * kH4BoxRowsB;
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-      ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(stage_base + kBOffset +
+      ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(stage_base + b_offset<TileM>() +
                                                                   share * kH4SlabK),
       "l"(reinterpret_cast<unsigned long long>(&maps.b)), "r"(k0), "r"(col0 + share), "r"(bar),
       "h"(static_cast<unsigned short>((1u << kH4Cluster) - 1))
@@ -192,7 +198,7 @@ __device__ inline void tma_slab(const H4TensorMaps& maps, uint32_t stage_base, u
 #else
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-      " [%0], [%1, {%2, %3}], [%4];" ::"r"(stage_base + kBOffset),
+      " [%0], [%1, {%2, %3}], [%4];" ::"r"(stage_base + b_offset<TileM>()),
       "l"(reinterpret_cast<unsigned long long>(&maps.b)), "r"(k0), "r"(col0), "r"(bar)
       : "memory");
 #endif
@@ -200,21 +206,24 @@ __device__ inline void tma_slab(const H4TensorMaps& maps, uint32_t stage_base, u
 
 // The ring as one warpgroup walks its split-K slice: the slab computed next (counted from the
 // slice's first, `first` of all of K), its stage, the stage that the slab kAhead further on is
-// loaded into, the tile's first row of A and of B, and where the slice's K ends.
+// loaded into, the tile's first row of A and of B, and where the slice's K ends. TileM: the
+// tile's rows, which size a stage.
+template <int TileM>
 struct Ring {
+  static constexpr int kStageBytes = h4_stage_bytes(TileM);
   uint32_t base;
   int slab, slabs, stage, fill;
   int row0, col0;
   int first;
   long long end;
-  __device__ uint32_t barrier(int s) const { return base + kH4SharedBytes + 8 * s; }
+  __device__ uint32_t barrier(int s) const { return base + kH4Stages * kStageBytes + 8 * s; }
 };
 
 // One slab: wait for its copies, start the copies of slab + kAhead, issue its steps into d (a new
 // chain when it starts a block), and wait for slab - 1's steps, so that the caller may read the
 // accumulator that slab - 1 finished while this slab's steps run.
-template <int Pair>
-__device__ inline void slab_iteration(const H4TensorMaps& maps, Ring& ring, int group,
+template <int Pair, int TileM>
+__device__ inline void slab_iteration(const H4TensorMaps& maps, Ring<TileM>& ring, int group,
                                       float (&d)[64], bool block_start) {
   // This slab has landed (the barrier's use u = slab / stages completes phase u).
   if (MMAEMU_H4_COPIES) mbarrier_wait(ring.barrier(ring.stage), (ring.slab / kH4Stages) & 1);
@@ -222,13 +231,13 @@ __device__ inline void slab_iteration(const H4TensorMaps& maps, Ring& ring, int 
   // earlier: the stage of slab - 2 (refilled next) is free.
   if (MMAEMU_H4_SYNC) ring_sync();
   if (threadIdx.x == 0 && ring.slab + kAhead < ring.slabs)
-    tma_slab(maps, ring.base + ring.fill * kH4StageBytes, ring.barrier(ring.fill),
-             ring.first + ring.slab + kAhead, ring.row0, ring.col0);
+    tma_slab<TileM>(maps, ring.base + ring.fill * ring.kStageBytes, ring.barrier(ring.fill),
+                    ring.first + ring.slab + kAhead, ring.row0, ring.col0);
   const long long left = ring.end - static_cast<long long>(ring.first + ring.slab) * kH4SlabK;
   const int steps =
       left >= kH4SlabK ? kStepsPerSlab : static_cast<int>((left + kStepK - 1) / kStepK);
   wgmma_fence();
-  slab_steps<Pair>(d, ring.base + ring.stage * kH4StageBytes, group, steps, block_start);
+  slab_steps<Pair, TileM>(d, ring.base + ring.stage * ring.kStageBytes, group, steps, block_start);
   wgmma_commit();
   wgmma_wait<1>();  // the steps of slab - 1 are done
   ++ring.slab;
@@ -246,14 +255,14 @@ struct alignas(8) Piece8 {
 
 // Copies rows of a staged tile (RowStride bytes apart in shared memory, Bytes per element) to the
 // m x n array at `out`: 16-byte pieces where the destination allows, else byte by byte.
-template <int Bytes, int RowStride>
+template <int Bytes, int RowStride, int TileM>
 __device__ inline void copy_rows_out(const uint8_t* staged, uint8_t* out, long long m, long long n,
                                      long long row0, long long col0) {
   if (!MMAEMU_H4_STORES) return;
   constexpr int kPieces = kH4TileN * Bytes / 16, kPerPiece = 16 / Bytes;
   const bool whole = (n * Bytes) % 16 == 0 && reinterpret_cast<unsigned long long>(out) % 16 == 0;
 #pragma unroll 4
-  for (int x = threadIdx.x; x < kH4TileM * kPieces; x += blockDim.x) {
+  for (int x = threadIdx.x; x < TileM * kPieces; x += blockDim.x) {
     const int li = x / kPieces, c = x % kPieces;
     const long long i = row0 + li, j = col0 + c * kPerPiece;
     if (i >= m || j >= n) continue;
@@ -273,13 +282,13 @@ __device__ inline void copy_rows_out(const uint8_t* staged, uint8_t* out, long l
 // once), and the block then writes whole rows out. Fragment: warp w of the warpgroup holds rows
 // 16w..16w+15; register 4c + 2h + e is row 16w + lane/4 + 8h, column 8c + 2(lane%4) + e. The
 // NaN/Inf marks of the thread's 2 rows and 32 columns are read once each.
-template <int Format>
+template <int Format, int TileM>
 __device__ inline void store_tile_as(const ScaledMmParams& p, long long row0, long long col0,
                                      int group, const float (&partial)[64], uint8_t* ring_memory) {
   constexpr int kBytes = output_bytes(Format);
   constexpr int kOutStride = kH4TileN * kBytes + 16, kFlagStride = kH4TileN + 16;
   uint8_t* staged_out = ring_memory;
-  uint8_t* staged_flags = ring_memory + kH4TileM * (kH4TileN * 4 + 16);
+  uint8_t* staged_flags = ring_memory + TileM * (kH4TileN * 4 + 16);
   const int warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31;
   const int li0 = group * 64 + warp * 16 + (lane >> 2);
   bool row_in[2], row_special[2];
@@ -290,6 +299,7 @@ __device__ inline void store_tile_as(const ScaledMmParams& p, long long row0, lo
     row_special[h] = row_in[h] && p.special_rows_a[i];
   }
   unsigned flagged = 0;
+  const float alpha = tensorwise_alpha(p);
 #pragma unroll
   for (int c = 0; c < 16; ++c) {
     const int lj = 8 * c + 2 * (lane & 3);
@@ -310,7 +320,8 @@ __device__ inline void store_tile_as(const ScaledMmParams& p, long long row0, lo
       for (int e = 0; e < 2; ++e)
         if (row_in[h] && col_in[e]) {
           flag[e] = row_special[h] | col_special[e];
-          bits[e] = output_bits_as<Format>(scaled_element(p, i, j + e, partial[r + e]), flag[e]);
+          bits[e] =
+              output_bits_as<Format>(scaled_element(p, alpha, i, j + e, partial[r + e]), flag[e]);
         }
       uint8_t* o = staged_out + li * kOutStride + lj * kBytes;
       if constexpr (kBytes == 4)
@@ -326,24 +337,25 @@ __device__ inline void store_tile_as(const ScaledMmParams& p, long long row0, lo
   }
   if (flagged) atomicAdd(p.flagged, flagged);
   __syncthreads();
-  copy_rows_out<kBytes, kOutStride>(staged_out, p.out, p.m, p.n, row0, col0);
-  copy_rows_out<1, kFlagStride>(staged_flags, p.fallback, p.m, p.n, row0, col0);
+  copy_rows_out<kBytes, kOutStride, TileM>(staged_out, p.out, p.m, p.n, row0, col0);
+  copy_rows_out<1, kFlagStride, TileM>(staged_flags, p.fallback, p.m, p.n, row0, col0);
 }
 
+template <int TileM>
 __device__ inline void store_tile(const ScaledMmParams& p, long long row0, long long col0,
                                   int group, const float (&partial)[64], uint8_t* ring_memory) {
   __syncthreads();  // both warpgroups are done with the ring
   switch (p.out_format) {
     case 0:
-      return store_tile_as<0>(p, row0, col0, group, partial, ring_memory);
+      return store_tile_as<0, TileM>(p, row0, col0, group, partial, ring_memory);
     case 1:
-      return store_tile_as<1>(p, row0, col0, group, partial, ring_memory);
+      return store_tile_as<1, TileM>(p, row0, col0, group, partial, ring_memory);
     case 2:
-      return store_tile_as<2>(p, row0, col0, group, partial, ring_memory);
+      return store_tile_as<2, TileM>(p, row0, col0, group, partial, ring_memory);
     case 3:
-      return store_tile_as<3>(p, row0, col0, group, partial, ring_memory);
+      return store_tile_as<3, TileM>(p, row0, col0, group, partial, ring_memory);
     default:
-      return store_tile_as<4>(p, row0, col0, group, partial, ring_memory);
+      return store_tile_as<4, TileM>(p, row0, col0, group, partial, ring_memory);
   }
 }
 
@@ -359,6 +371,7 @@ __device__ inline void cluster_sync() {
 // round-to-nearest, as h1 and the library add them): each other block leaves its sum in its own
 // shared memory, 16 bytes per thread per piece so that a warp's reads are whole lines, and slice 0
 // reads them across the cluster. Returns whether this block stores the tile (slice 0).
+template <int Threads>
 __device__ inline bool gather_slices(int slice, int splits, float (&partial)[64],
                                      uint8_t* ring_memory) {
   __syncthreads();  // both warpgroups' steps are done with the ring
@@ -366,7 +379,7 @@ __device__ inline bool gather_slices(int slice, int splits, float (&partial)[64]
   if (slice != 0)
 #pragma unroll
     for (int q = 0; q < 16; ++q)
-      asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(base + q * 256 * 16),
+      asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(base + q * Threads * 16),
                    "f"(partial[4 * q]), "f"(partial[4 * q + 1]), "f"(partial[4 * q + 2]),
                    "f"(partial[4 * q + 3])
                    : "memory");
@@ -380,7 +393,7 @@ __device__ inline bool gather_slices(int slice, int splits, float (&partial)[64]
         float v[4];
         asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
                      : "=f"(v[0]), "=f"(v[1]), "=f"(v[2]), "=f"(v[3])
-                     : "r"(remote + q * 256 * 16)
+                     : "r"(remote + q * Threads * 16)
                      : "memory");
 #pragma unroll
         for (int e = 0; e < 4; ++e) partial[4 * q + e] = __fadd_rn(partial[4 * q + e], v[e]);
@@ -390,7 +403,7 @@ __device__ inline bool gather_slices(int slice, int splits, float (&partial)[64]
   return slice == 0;
 }
 
-template <int Pair>
+template <int Pair, int TileM>
 __device__ void h4_tile(const ScaledMmParams& p, const H4TensorMaps& maps) {
   // 1024-byte aligned: the 128-byte swizzle's pattern repeats every eight 128-byte rows.
   extern __shared__ __align__(1024) uint8_t ring_memory[];
@@ -399,8 +412,7 @@ __device__ void h4_tile(const ScaledMmParams& p, const H4TensorMaps& maps) {
   const long long block = blockIdx.x / splits;
   // Tile order: groups of kH4GroupTiles tile rows, column by column within a group; a cluster's
   // blocks take consecutive tile rows of one column (a block past the last row stores nothing).
-  const long long tiles_m = (p.m + kH4TileM - 1) / kH4TileM,
-                  tiles_n = (p.n + kH4TileN - 1) / kH4TileN;
+  const long long tiles_m = (p.m + TileM - 1) / TileM, tiles_n = (p.n + kH4TileN - 1) / kH4TileN;
   const long long bands = (tiles_m + kH4Cluster - 1) / kH4Cluster;  // rows of clusters
   constexpr long long kGroupBands = kH4GroupTiles / kH4Cluster;
   const long long per_group = kGroupBands * tiles_n, id = block / kH4Cluster;
@@ -409,27 +421,27 @@ __device__ void h4_tile(const ScaledMmParams& p, const H4TensorMaps& maps) {
   const long long tile_m =
                       (first + (id % per_group) % bands_here) * kH4Cluster + block % kH4Cluster,
                   tile_n = (id % per_group) / bands_here;
-  const long long row0 = tile_m * kH4TileM, col0 = tile_n * kH4TileN;
-  const int group = threadIdx.x >> 7;  // warpgroup: rows 64 * group .. of the tile
+  const long long row0 = tile_m * TileM, col0 = tile_n * kH4TileN;
+  const int group = TileM == 64 ? 0 : threadIdx.x >> 7;  // warpgroup: rows 64 * group ..
   // The slice's K: [begin, end), begin at a slab boundary (the host checks the grain).
   long long begin, end;
   k_slice(p, slice, begin, end);
-  Ring ring{shared_address(ring_memory),
-            0,
-            end > begin ? static_cast<int>((end - begin + kH4SlabK - 1) / kH4SlabK) : 0,
-            0,
-            kAhead,
-            static_cast<int>(row0),
-            static_cast<int>(col0),
-            static_cast<int>(begin / kH4SlabK),
-            end};
+  Ring<TileM> ring{shared_address(ring_memory),
+                   0,
+                   end > begin ? static_cast<int>((end - begin + kH4SlabK - 1) / kH4SlabK) : 0,
+                   0,
+                   kAhead,
+                   static_cast<int>(row0),
+                   static_cast<int>(col0),
+                   static_cast<int>(begin / kH4SlabK),
+                   end};
   if (ring.base & 1023) __trap();
   if (threadIdx.x == 0) {
     for (int s = 0; s < kH4Stages; ++s) mbarrier_init(ring.barrier(s), 1);
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     for (int s = 0; s < kAhead && s < ring.slabs; ++s)
-      tma_slab(maps, ring.base + s * kH4StageBytes, ring.barrier(s), ring.first + s, ring.row0,
-               ring.col0);
+      tma_slab<TileM>(maps, ring.base + s * ring.kStageBytes, ring.barrier(s), ring.first + s,
+                      ring.row0, ring.col0);
   }
   ring_sync();  // the barriers are initialised before anyone waits on them or copies onto them
   float partial[64];
@@ -437,7 +449,8 @@ __device__ void h4_tile(const ScaledMmParams& p, const H4TensorMaps& maps) {
   for (int r = 0; r < 64; ++r) partial[r] = 0.0f;
   if (p.single_chain) {
     // One chain over all of K: the sum is the chain itself.
-    while (ring.slab < ring.slabs) slab_iteration<Pair>(maps, ring, group, partial, ring.slab == 0);
+    while (ring.slab < ring.slabs)
+      slab_iteration<Pair, TileM>(maps, ring, group, partial, ring.slab == 0);
     wgmma_wait<0>();
     fence_registers(partial);
   } else {
@@ -449,7 +462,7 @@ __device__ void h4_tile(const ScaledMmParams& p, const H4TensorMaps& maps) {
     for (int r = 0; r < 64; ++r) acc0[r] = acc1[r] = 0.0f;
     while (ring.slab < ring.slabs) {
       for (int q = 0; q < per_block && ring.slab < ring.slabs; ++q) {
-        slab_iteration<Pair>(maps, ring, group, acc0, q == 0);
+        slab_iteration<Pair, TileM>(maps, ring, group, acc0, q == 0);
         if (q == 0 && ring.slab > 1) promote(partial, acc1);
       }
       if (ring.slab == ring.slabs) {
@@ -458,7 +471,7 @@ __device__ void h4_tile(const ScaledMmParams& p, const H4TensorMaps& maps) {
         break;
       }
       for (int q = 0; q < per_block && ring.slab < ring.slabs; ++q) {
-        slab_iteration<Pair>(maps, ring, group, acc1, q == 0);
+        slab_iteration<Pair, TileM>(maps, ring, group, acc1, q == 0);
         if (q == 0) promote(partial, acc0);
       }
       if (ring.slab == ring.slabs) {
@@ -467,12 +480,12 @@ __device__ void h4_tile(const ScaledMmParams& p, const H4TensorMaps& maps) {
       }
     }
   }
-  if (splits > 1 && !gather_slices(slice, splits, partial, ring_memory)) return;
+  if (splits > 1 && !gather_slices<h4_threads(TileM)>(slice, splits, partial, ring_memory)) return;
   if (!MMAEMU_H4_EPILOGUE) {  // keeps the sum live so that the steps are not optimised away
     if (partial[0] == 12345.0f) p.flagged[0] = 1;
     return;
   }
-  store_tile(p, row0, col0, group, partial, ring_memory);
+  store_tile<TileM>(p, row0, col0, group, partial, ring_memory);
 }
 #endif
 
@@ -483,20 +496,26 @@ __device__ void h4_tile(const ScaledMmParams& p, const H4TensorMaps& maps) {
 #else
 #define MMAEMU_H4_CLUSTER_DIMS
 #endif
+// Each operand pair at both tile heights: NAME (128 x 128, 256 threads) and NAME_m64 (64 x 128,
+// 128 threads); the launcher picks by h4_tile_rows and sizes the block and its shared memory.
 #ifdef MMAEMU_H4_WGMMA
-#define MMAEMU_H4_KERNEL(NAME, PAIR)                                          \
-  extern "C" __global__ void MMAEMU_H4_CLUSTER_DIMS __launch_bounds__(256, 1) \
-      NAME(ScaledMmParams p, const __grid_constant__ H4TensorMaps maps) {     \
-    h4_tile<PAIR>(p, maps);                                                   \
+#define MMAEMU_H4_KERNEL(NAME, PAIR, TILE_M)                                                 \
+  extern "C" __global__ void MMAEMU_H4_CLUSTER_DIMS __launch_bounds__(h4_threads(TILE_M), 1) \
+      NAME(ScaledMmParams p, const __grid_constant__ H4TensorMaps maps) {                    \
+    h4_tile<PAIR, TILE_M>(p, maps);                                                          \
   }
 #else
-#define MMAEMU_H4_KERNEL(NAME, PAIR)                                                             \
+#define MMAEMU_H4_KERNEL(NAME, PAIR, TILE_M)                                                     \
   extern "C" __global__ void NAME(ScaledMmParams p, const __grid_constant__ H4TensorMaps maps) { \
     __trap();                                                                                    \
   }
 #endif
 
-MMAEMU_H4_KERNEL(h4_scaled_mm_e4m3_e4m3, 0)
-MMAEMU_H4_KERNEL(h4_scaled_mm_e4m3_e5m2, 1)
-MMAEMU_H4_KERNEL(h4_scaled_mm_e5m2_e4m3, 2)
-MMAEMU_H4_KERNEL(h4_scaled_mm_e5m2_e5m2, 3)
+MMAEMU_H4_KERNEL(h4_scaled_mm_e4m3_e4m3, 0, kH4TileM)
+MMAEMU_H4_KERNEL(h4_scaled_mm_e4m3_e5m2, 1, kH4TileM)
+MMAEMU_H4_KERNEL(h4_scaled_mm_e5m2_e4m3, 2, kH4TileM)
+MMAEMU_H4_KERNEL(h4_scaled_mm_e5m2_e5m2, 3, kH4TileM)
+MMAEMU_H4_KERNEL(h4_scaled_mm_e4m3_e4m3_m64, 0, kH4NarrowTileM)
+MMAEMU_H4_KERNEL(h4_scaled_mm_e4m3_e5m2_m64, 1, kH4NarrowTileM)
+MMAEMU_H4_KERNEL(h4_scaled_mm_e5m2_e4m3_m64, 2, kH4NarrowTileM)
+MMAEMU_H4_KERNEL(h4_scaled_mm_e5m2_e5m2_m64, 3, kH4NarrowTileM)

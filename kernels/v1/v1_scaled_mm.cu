@@ -11,6 +11,7 @@
 #include "integer_step.h"
 #include "k_slices.h"
 #include "scaled_mm_params.h"
+#include "special_elements.h"
 #include "special_rows.h"
 
 namespace {
@@ -53,5 +54,5 @@ extern "C" __global__ void v1_scaled_mm(ScaledMmParams p) {
     }
     total = s == 0 ? partial : __fadd_rn(total, partial);
   }
-  store_element(p, i, j, total, flag);
+  store_element(p, tensorwise_alpha(p), i, j, total, flag);
 }

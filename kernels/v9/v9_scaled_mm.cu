@@ -19,6 +19,7 @@
 #include "float_terms.h"
 #include "k_slices.h"
 #include "scaled_mm_params.h"
+#include "special_elements.h"
 #include "special_rows.h"
 
 namespace {
@@ -183,8 +184,8 @@ __device__ inline void step_elements(const ScaledMmParams& p, const StepOperands
     const uint32_t c_in = p.late_c ? 0u : c[q];
     const uint32_t block = unit[q] == kNoUnit
                                ? 0u
-                               : finish_step<int>(p, __float2int_rz(sum[q]), aligned_c[q], c_in,
-                                                  unit[q], FlagForHost{flag[q]});
+                               : finish_narrow_step(p, __float2int_rz(sum[q]), aligned_c[q], c_in,
+                                                    unit[q], FlagForHost{flag[q]});
     c[q] = p.late_c ? __float_as_uint(__fadd_rn(__uint_as_float(block), __uint_as_float(c[q])))
                     : block;
   }
@@ -256,9 +257,10 @@ extern "C" __global__ void __launch_bounds__(kSide* kSide, 1) v9_scaled_mm(Scale
     for (int q = 0; q < kPer * kPer; ++q)
       total[q] = s == 0 ? partial[q] : __fadd_rn(total[q], partial[q]);
   }
+  const float alpha = tensorwise_alpha(p);
 #pragma unroll
   for (int q = 0; q < kPer * kPer; ++q) {
     const long long i = row0 + kPer * ty + q / kPer, j = col0 + kPer * tx + q % kPer;
-    if (i < p.m && j < p.n) store_element(p, i, j, total[q], flag[q]);
+    if (i < p.m && j < p.n) store_element(p, alpha, i, j, total[q], flag[q]);
   }
 }

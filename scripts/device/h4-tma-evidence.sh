@@ -4,7 +4,7 @@
 # same with NVRTC forced (the modules compiled at run time), resident_call_test, replays of H200
 # recordings with --backend cuda-h4, bench beside cuBLASLt (bf16 on the issue's shapes; f32 and
 # FP8 outputs, NaN/Inf inputs and a ragged shape; split-K shapes on h4 and h1), and the h4 timing
-# anatomy.
+# anatomy (where .device/ carries it).
 #   scripts/device/h4-tma-evidence.sh OUT_DIR
 # Carried in .device/ (scripts/device/pack-h4-evidence.sh fills it): mmaemu.xz and
 # resident_call_test.xz (stripped, xz-packed builds of the commit), anatomy.tar.xz
@@ -12,9 +12,10 @@
 set -u
 OUT=${1:?usage: h4-tma-evidence.sh OUT_DIR}
 mkdir -p "$OUT"
-(cd .device && tar xJf anatomy.tar.xz)
+[ -f .device/anatomy.tar.xz ] && (cd .device && tar xJf anatomy.tar.xz)
 . "$(dirname "$0")/evidence-steps.sh"
 anatomy() {  # every anatomy variant, then its table (scripts/device/h4-anatomy/summary.py)
+  [ -d .device/anatomy ] || return 0
   for exe in .device/anatomy/h4-anatomy-*; do timeout 30 $exe >> "$OUT/anatomy.jsonl" 2>> "$OUT/anatomy.err"; done
   python3 scripts/device/h4-anatomy/summary.py "$OUT/anatomy.jsonl" > "$OUT/anatomy-summary.txt" 2>&1
   cat "$OUT/anatomy-summary.txt"
@@ -22,8 +23,9 @@ anatomy() {  # every anatomy variant, then its table (scripts/device/h4-anatomy/
 # A quick look first: should the rewritten h4 hang or differ, the call spends its time on the
 # anatomy (which times d51f425's h4 beside it) instead of on timeouts.
 step conform-h4-quick timeout 60 $M conform --backend cuda-h4 --calls 8 --out "$OUT/conform-h4-quick.json"
-if ! grep -q '^rc=0$' "$OUT/conform-h4-quick.out"; then
-  echo "h4 failed its quick conform: the anatomy only"
+step conform-v9-quick timeout 60 $M conform --backend cuda-v9 --calls 8 --out "$OUT/conform-v9-quick.json"
+if ! grep -q '^rc=0$' "$OUT/conform-h4-quick.out" || ! grep -q '^rc=0$' "$OUT/conform-v9-quick.out"; then
+  echo "h4 or v9 failed its quick conform: the anatomy only"
   anatomy
   step resident-test timeout 100 .device/resident_call_test -d yes
   exit 1
@@ -35,7 +37,7 @@ step bench timeout 240 $M bench --cublaslt "$LT" \
   --backends cublaslt,cuda-h4,cuda-v9 --repeats 5 --out "$OUT/bench.json"
 # Split-K shapes (cuBLASLt's count): h4's clusters of slices beside h1.
 step bench-split timeout 120 $M bench --cublaslt "$LT" \
-  --shapes ${SPLIT_SHAPES:-16x4096x14336,32x4096x14336,64x4096x14336,16x8192x28672,128x1024x16384,256x512x65536} \
+  --shapes ${SPLIT_SHAPES:-16x4096x14336,32x4096x14336,64x4096x14336,16x8192x28672,128x1024x16384,256x512x65536,16x28672x8192,2048x2048x2048} \
   --backends cublaslt,cuda-h4,cuda-h1,cuda-v9 --repeats 5 --out "$OUT/bench-split.json"
 # --backend cuda as a user gets it: h4 where it covers the call, h1 (more than 8 slices) else.
 step bench-cuda timeout 100 $M bench --cublaslt "$LT" --shapes 4096x4096x4096,8192x8192x8192,16x4096x14336 \

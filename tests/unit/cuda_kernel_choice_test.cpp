@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "common/float_terms.h"
+#include "common/h4_tiling.h"
 #include "mmaemu/emulate.hpp"
 #include "mmaemu/preset.hpp"
 #include "mmaemu/profile.hpp"
@@ -219,4 +220,27 @@ TEST_CASE("v9 takes the presets whose step terms fit FP32 exactly, before v4", "
                          : emulation_module_named("h4")->auto_rank > 0 ? "h4"
                                                                        : "h1"));
   }
+}
+
+TEST_CASE("h4 takes its narrow tile only where the wide one leaves most of the GPU idle",
+          "[cuda][choice]") {
+  constexpr int kSms = 132;  // an H100 SXM or H200
+  // Few long tiles: 8 wide blocks, 16 narrow.
+  CHECK(h4_tile_rows(256, 512, 1, kSms) == kH4NarrowTileM);
+  CHECK(h4_tile_rows(128, 1024, 1, kSms) == kH4NarrowTileM);
+  // Enough wide blocks (64 at 1024^3, 1024 at 4096^3), or no more narrow ones (m <= 64).
+  CHECK(h4_tile_rows(1024, 1024, 1, kSms) == kH4TileM);
+  CHECK(h4_tile_rows(4096, 4096, 1, kSms) == kH4TileM);
+  CHECK(h4_tile_rows(16, 4096, 2, kSms) == kH4TileM);
+  CHECK(h4_tile_rows(64, 512, 1, kSms) == kH4TileM);
+  // Split-K slices count as blocks: 8 tiles of 4 slices leave more than three quarters idle, of 5
+  // slices not.
+  CHECK(h4_tile_rows(256, 512, 4, kSms) == kH4NarrowTileM);
+  CHECK(h4_tile_rows(256, 512, 5, kSms) == kH4TileM);
+  // The grid sizes the launcher takes: whole tiles at either height, a block per slice.
+  CHECK(h4_grid_blocks(256, 512, 1, kH4NarrowTileM) == 16);
+  CHECK(h4_grid_blocks(200, 384, 3, kH4NarrowTileM) == 4 * 3 * 3);
+  CHECK(h4_grid_blocks(200, 384, 3) == 2 * 3 * 3);
+  CHECK(h4_threads(kH4NarrowTileM) == 128);
+  CHECK(h4_dynamic_shared_bytes(kH4NarrowTileM) == kH4Stages * 24 * 1024 + 8 * kH4Stages);
 }

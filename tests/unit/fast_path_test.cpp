@@ -412,3 +412,54 @@ TEST_CASE("v9's FP32 terms step equals the kernels' integer step", "[fast][confo
   CHECK(compared > 50000);
   CHECK(nonzero > 45000);
 }
+
+// v9's 32-bit finish against the general one, over what float_sum_fits admits: sums of up to
+// 2^24 - 1 units of either sign (and zero), c from zero through subnormals to the largest finite
+// f32 with its exponent at most alignment_bits above the unit (step_unit's guarantee), windows of
+// 10 to 21 bits, results of 13 and 23 bits, units from deep below f32's subnormals to its top.
+TEST_CASE("v9's 32-bit finish equals finish_step", "[fast][conformance]") {
+  std::mt19937 rng(4093);
+  int64_t flagged = 0, compared = 0;
+  for (int trial = 0; trial < 200000; ++trial) {
+    LaneTestModel model;
+    model.alignment_bits = 10 + static_cast<int>(rng() % 12);
+    model.result_bits = trial % 4 == 0 ? 13 : 23;
+    const int64_t span = int64_t{1} << 24;
+    int sum = trial % 9 == 0
+                  ? 0
+                  : static_cast<int>(static_cast<int64_t>(rng() % (2 * span - 1)) - (span - 1));
+    if (trial % 13 == 1) sum = (trial % 2 ? 1 : -1) * static_cast<int>(span - 1);
+    uint32_t c = 0;
+    const uint32_t sign = (rng() % 2) << 31;
+    if (trial % 5 != 0)
+      c = sign | (trial % 7 == 2 ? static_cast<uint32_t>(rng() % 0x800000u)
+                                 : static_cast<uint32_t>(rng() % 0x7F800000u));
+    const AlignedC aligned = align_c(c);
+    // The unit step_unit would pick: at least c's exponent less the window (any, without c).
+    const int lowest = aligned.significand != 0 ? aligned.exponent - model.alignment_bits
+                                                : -150 + static_cast<int>(rng() % 260);
+    const int unit = lowest + (trial % 3 == 0 ? 0 : static_cast<int>(rng() % 40));
+    bool narrow_flag = false, general_flag = false;
+    const auto flag_with = [](bool& f) {
+      return [&f](bool, unsigned long long, int) -> uint32_t {
+        f = true;
+        return 0;
+      };
+    };
+    const uint32_t expected =
+        finish_step<long long>(model, sum, aligned, c, unit, flag_with(general_flag));
+    const uint32_t got = finish_narrow_step(model, sum, aligned, c, unit, flag_with(narrow_flag));
+    INFO("trial " << trial << " sum " << sum << " unit " << unit << " c " << std::hex << c);
+    REQUIRE(narrow_flag == general_flag);
+    if (general_flag) {
+      ++flagged;
+      continue;
+    }
+    ++compared;
+    REQUIRE(got == expected);
+  }
+  std::printf("v9 32-bit finish: %lld flagged alike, %lld compared, all equal\n",
+              static_cast<long long>(flagged), static_cast<long long>(compared));
+  CHECK(flagged > 1000);
+  CHECK(compared > 100000);
+}

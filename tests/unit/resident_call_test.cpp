@@ -1,13 +1,16 @@
 // The device-resident entry point (emulate_cuda_resident): its call checked and planned on the CPU;
 // with a GPU, its bits against the host-memory CUDA path and the fast CPU path (and the cuda, h4,
-// v4 and v9 host paths against the CPU path) on calls that take every route (tensorwise and rowwise
-// scales, a bias, split K, a NaN row the host finishes).
+// v4 and v9 host paths against the CPU path) on calls that take every route (tensorwise scales
+// whose product rounds, rowwise scales, bf16 and f16 biases with subnormals, split K, h4's narrow
+// and wide tiles, rows with a NaN or an infinity that the device finishes, and FP8 outputs of an
+// infinity that the host finishes, with and without rowwise scales and a bias).
 // Without a GPU the GPU part checks that the entry point says why it cannot run.
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "mmaemu/emulate.hpp"
@@ -125,29 +128,52 @@ TEST_CASE("resident calls give the host path's bits, or say why no GPU runs them
   }
   struct Case {
     int64_t m, n, k;
-    bool rowwise, bias, nan_row;
+    bool rowwise;
+    std::optional<Format> bias;
+    uint8_t special;  // a code put in row 5 of a (0: none): a NaN, or an e5m2 infinity
     Format out;
+    Format a_dtype = Format::f8_e4m3;
+    bool host_finishes = false;  // the device leaves row 5 to the host (FP8 outputs of infinity)
   };
-  const Case cases[] = {{64, 96, 256, false, false, false, Format::bf16},
-                        {100, 200, 3000, true, false, false, Format::f32},
-                        {16, 4096, 14336, false, false, false, Format::bf16},  // two slices
-                        {33, 48, 512, false, true, false, Format::f16},
-                        {40, 64, 384, false, false, true, Format::bf16},
-                        {8, 32, 128, false, false, false, Format::f8_e4m3}};
+  // h4's tiles: 16 x 4096 and 200 x 384 take the narrow (64-row) kernels, 1100 x 1040 the wide.
+  const Case cases[] = {
+      {64, 96, 256, false, {}, 0, Format::bf16},
+      {100, 200, 3000, true, {}, 0, Format::f32},
+      {16, 4096, 14336, false, {}, 0, Format::bf16},  // two slices
+      {33, 48, 512, false, Format::f16, 0, Format::f16},
+      {200, 384, 2048, false, Format::bf16, 0, Format::bf16},
+      {1100, 1040, 256, true, Format::f16, 0, Format::bf16},
+      {40, 64, 384, false, {}, 0x7F, Format::bf16},
+      {40, 64, 384, true, Format::bf16, 0x7F, Format::bf16},
+      {40, 64, 384, false, {}, 0xFC, Format::f16, Format::f8_e5m2},
+      {40, 64, 384, true, Format::f16, 0x7C, Format::f8_e4m3, Format::f8_e5m2, true},
+      {8, 32, 128, false, {}, 0, Format::f8_e4m3}};
   uint32_t seed = 7;
   for (const Case& t : cases) {
     OwnedScaledMmCall owned = drawn_call(t.m, t.n, t.k, seed++);
     owned.out_dtype = t.out;
+    owned.scale_a = {0x3EAAAAABu};  // about 1/3 and 3: their product rounds in f32
+    owned.scale_b = {0x40400001u};
     if (t.rowwise) {
       owned.rowwise = true;
       owned.scale_a.assign(static_cast<size_t>(t.m), 0x3F000000u);  // 0.5
       owned.scale_b.assign(static_cast<size_t>(t.n), 0x40000000u);  // 2
     }
     if (t.bias) {
-      owned.bias_dtype = t.out;
-      owned.bias.assign(static_cast<size_t>(t.n) * 2, 0x3C);
+      // Every kind of finite bias value the widening meets: normals and subnormals, both signs
+      // (f16 codes from 0x0001 up; bf16 codes of moderate size).
+      owned.bias_dtype = *t.bias;
+      owned.bias.resize(static_cast<size_t>(t.n) * 2);
+      uint32_t x = seed * 977u;
+      for (size_t j = 0; j < static_cast<size_t>(t.n); ++j) {
+        x = x * 1664525u + 1013904223u;
+        const uint16_t bits = *t.bias == Format::f16 ? static_cast<uint16_t>((x >> 16) & 0xBFFF)
+                                                     : static_cast<uint16_t>(0x3000 + (x >> 21));
+        owned.bias[2 * j] = static_cast<uint8_t>(bits), owned.bias[2 * j + 1] = bits >> 8;
+      }
     }
-    if (t.nan_row) owned.a[5 * t.k + 3] = 0x7F;  // a NaN in row 5: the host finishes that row
+    owned.a_dtype = t.a_dtype;                        // the drawn codes are finite in either format
+    if (t.special) owned.a[5 * t.k + 3] = t.special;  // row 5's elements: NaN or an infinity
     const ScaledMmCall call = owned.view();
     auto plan = profile->resolve(call);
     REQUIRE(plan);
@@ -164,7 +190,8 @@ TEST_CASE("resident calls give the host path's bits, or say why no GPU runs them
       REQUIRE(copy);
       auto ran = emulate_cuda_resident(*plan, (*copy)->call(), backend);
       REQUIRE(ran);
-      if (t.nan_row) CHECK(ran->host_elements > 0);  // the host path's fallback, taken
+      // Rows with NaN/Inf codes are finished on the device; the host takes FP8 infinities only.
+      CHECK((ran->host_elements > 0) == t.host_finishes);
       auto out = (*copy)->download_out();
       REQUIRE(out);
       CHECK(*out == *host);

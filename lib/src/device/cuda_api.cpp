@@ -37,9 +37,12 @@ Result<Gpu> open_gpu(int ordinal) {
       bind(cuda, "cuDevicePrimaryCtxRetain", d.retain) &&
       bind(cuda, "cuCtxSetCurrent", d.set_current) && bind(cuda, "cuMemAlloc_v2", d.alloc) &&
       bind(cuda, "cuMemFree_v2", d.free) && bind(cuda, "cuMemcpyHtoD_v2", d.to_device) &&
-      bind(cuda, "cuMemcpyDtoH_v2", d.to_host) && bind(cuda, "cuMemsetD8_v2", d.memset8) &&
+      bind(cuda, "cuMemcpyDtoH_v2", d.to_host) &&
+      bind(cuda, "cuMemcpyDtoHAsync_v2", d.to_host_async) &&
+      bind(cuda, "cuMemAllocHost_v2", d.alloc_host) && bind(cuda, "cuMemsetD8_v2", d.memset8) &&
       bind(cuda, "cuMemsetD8Async", d.memset8_async) &&
       bind(cuda, "cuCtxSynchronize", d.synchronize) &&
+      bind(cuda, "cuStreamSynchronize", d.stream_synchronize) &&
       bind(cuda, "cuModuleLoadData", d.module_load) &&
       bind(cuda, "cuModuleUnload", d.module_unload) &&
       bind(cuda, "cuModuleGetFunction", d.module_function) &&

@@ -29,9 +29,12 @@ struct DriverApi {
   decltype(&cuMemFree_v2) free;
   decltype(&cuMemcpyHtoD_v2) to_device;
   decltype(&cuMemcpyDtoH_v2) to_host;
+  decltype(&cuMemcpyDtoHAsync_v2) to_host_async;
+  decltype(&cuMemAllocHost_v2) alloc_host;  // page-locked: an async copy into it is async
   decltype(&cuMemsetD8_v2) memset8;
   decltype(&cuMemsetD8Async) memset8_async;
   decltype(&cuCtxSynchronize) synchronize;
+  decltype(&cuStreamSynchronize) stream_synchronize;
   decltype(&cuModuleLoadData) module_load;
   decltype(&cuModuleUnload) module_unload;
   decltype(&cuModuleGetFunction) module_function;

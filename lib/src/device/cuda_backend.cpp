@@ -1,9 +1,9 @@
 // The CUDA backend: kernel module v1 (the fast CPU path's arithmetic, one thread per element, any
 // GPU from sm_75), v4 (the same arithmetic tiled), h1 (the real wgmma step, sm_90) or h4 (h1
-// pipelined at a larger tile) run through the driver (device/kernel_loader). The kernels compute
-// every element they can; the host then computes, with the oracle, the elements a kernel flags and
-// those whose rows hold NaN or Inf, exactly as the fast CPU path does, so the bits equal the
-// oracle's.
+// pipelined at a larger tile) or v9 run through the driver (device/kernel_loader). The kernels
+// compute every element they can, those whose rows hold NaN or Inf codes in a pass after the main
+// kernel (special_elements.h); the host then computes, with the oracle, the elements a kernel
+// flags, exactly as the fast CPU path does, so the bits equal the oracle's.
 #include "mmaemu/tools/cuda_backend.hpp"
 #include "mmaemu/emulate.hpp"
 #include "mmaemu/tools/emulation_modules.hpp"
@@ -140,8 +140,9 @@ struct PreparedModule {
   device::Gpu* gpu = nullptr;
   const EmulationModule* desc = nullptr;
   const device::LoadedModule* loaded = nullptr;
-  CUfunction kernel = nullptr, flag_rows = nullptr;
+  CUfunction kernel = nullptr, flag_rows = nullptr, widen_bias = nullptr, finish_special = nullptr;
   std::string function;
+  int tile_rows = 0;  // h4: the tile height of the kernel chosen (h4_tile_rows)
 };
 
 // operand_addresses: as choose_emulation_module takes them.
@@ -166,21 +167,27 @@ Result<PreparedModule> prepare_module(const Plan& plan, const ScaledMmCall& shap
     m.function =
         kernel_name + "_scaled_mm_" + pair_name(shape.a_dtype) + "_" + pair_name(shape.b_dtype);
   }
+  if (m.desc->launch == LaunchShape::tiles_128_linear) {
+    m.tile_rows = h4_tile_rows(shape.m, shape.n, plan.split_k, m.gpu->multiprocessors);
+    if (m.tile_rows == kH4NarrowTileM) m.function += "_m64";
+  }
   if (CUresult r = d.module_function(&m.kernel, m.loaded->module, m.function.c_str());
       r != CUDA_SUCCESS)
     return Error(Errc::internal,
                  "the " + kernel_name + " module lacks " + m.function + ": " + d.describe(r));
-  if (CUresult r = d.module_function(&m.flag_rows, m.loaded->module, "flag_special_rows");
-      r != CUDA_SUCCESS)
-    return Error(Errc::internal,
-                 "the " + kernel_name + " module lacks flag_special_rows: " + d.describe(r));
+  for (const auto& [function, name] :
+       {std::pair{&m.flag_rows, "flag_special_rows"}, std::pair{&m.widen_bias, "widen_bias"},
+        std::pair{&m.finish_special, "finish_special_elements"}})
+    if (CUresult r = d.module_function(function, m.loaded->module, name); r != CUDA_SUCCESS)
+      return Error(Errc::internal,
+                   "the " + kernel_name + " module lacks " + name + ": " + d.describe(r));
   return m;
 }
 
-// What the kernels read, wherever it came from: device addresses and the tensorwise scale.
+// What the kernels read, wherever it came from: device addresses of the operands, the scales (f32
+// words: one each tensorwise, m and n rowwise), the bias in its own format (or 0) and the output.
 struct KernelInputs {
-  CUdeviceptr a = 0, b = 0, scale_a = 0, scale_b = 0, bias_f32 = 0, out = 0;
-  float alpha = 0;  // tensorwise: scale_a x scale_b; rowwise: unused (the kernel reads the vectors)
+  CUdeviceptr a = 0, b = 0, scale_a = 0, scale_b = 0, bias = 0, out = 0;
   CUstream stream = nullptr;
 };
 
@@ -197,7 +204,7 @@ struct KernelRun {
 // context, and a destructor run at exit could call into a driver already unloaded.
 class LaunchScratch {
  public:
-  enum Slot { fallback, flagged, rows_a, rows_b, slot_count };
+  enum Slot { fallback, flagged, rows_a, rows_b, bias_f32, slot_count };
   std::mutex lock;
 
   static LaunchScratch& of_gpu() {
@@ -222,6 +229,17 @@ class LaunchScratch {
     return held->ptr();
   }
 
+  // A page-locked host word that the flagged count is copied into behind the kernel, so that one
+  // stream synchronisation waits for both; null where it cannot be allocated.
+  unsigned* count_word(const device::DriverApi& d) {
+    if (!count_word_) {
+      void* word = nullptr;
+      if (d.alloc_host(&word, sizeof(unsigned)) != CUDA_SUCCESS) return nullptr;
+      count_word_ = static_cast<unsigned*>(word);
+    }
+    return count_word_;
+  }
+
   // At least `bytes` of slot `slot` (its contents undefined); 0 where it cannot be allocated.
   CUdeviceptr at_least(const device::DriverApi& d, Slot slot, size_t bytes) {
     if (!buffers_[slot] || sizes_[slot] < bytes) {
@@ -239,21 +257,23 @@ class LaunchScratch {
   std::unique_ptr<DeviceBuffer> tables_[2];
   std::unique_ptr<DeviceBuffer> buffers_[slot_count];
   size_t sizes_[slot_count] = {};
+  unsigned* count_word_ = nullptr;
 };
 
 static_assert(sizeof(CUtensorMap) == sizeof(H4TensorMap),
               "h4_tiling.h's opaque tensor map must be a CUtensorMap's size");
 
 // The tensor maps of h4's operands into `maps`: a (m rows) and b (n rows) of k bytes, boxes of one
-// slab (128 bytes of K) by one tile's rows (b: a block's share of them, kH4BoxRowsB), the
-// 128-byte swizzle the kernel's descriptors expect, zeros past the edges.
+// slab (128 bytes of K) by one tile's rows (a: tile_rows; b: a block's share of the tile's
+// columns, kH4BoxRowsB), the 128-byte swizzle the kernel's descriptors expect, zeros past the
+// edges.
 Result<void> encode_h4_maps(const device::DriverApi& d, const ScaledMmCall& shape, CUdeviceptr a,
-                            CUdeviceptr b, H4TensorMaps& maps) {
+                            CUdeviceptr b, int tile_rows, H4TensorMaps& maps) {
   if (!d.encode_tensor_map)
     return Error(Errc::device_unavailable,
                  "the CUDA driver lacks cuTensorMapEncodeTiled (h4 needs a CUDA 12 driver)");
   for (const auto& [map, address, rows, box_rows, name] :
-       {std::tuple{&maps.a, a, shape.m, kH4TileM, "a"},
+       {std::tuple{&maps.a, a, shape.m, tile_rows, "a"},
         std::tuple{&maps.b, b, shape.n, kH4BoxRowsB, "b"}}) {
     CUtensorMap encoded;  // CUDA's own type (more strictly aligned), then copied into the param
     if (CUresult r = encode_h4_tensor_map(
@@ -318,7 +338,8 @@ Result<KernelRun> launch_module(const PreparedModule& m, const Plan& plan,
                         scratch.at_least(d, LaunchScratch::rows_a, static_cast<size_t>(shape.m)),
                     rows_b =
                         scratch.at_least(d, LaunchScratch::rows_b, static_cast<size_t>(shape.n));
-  if (!fallback || !flagged || !rows_a || !rows_b)
+  unsigned* const count_word = scratch.count_word(d);
+  if (!fallback || !flagged || !rows_a || !rows_b || !count_word)
     return Error(Errc::device_unavailable,
                  "device memory could not be allocated for a " + std::to_string(shape.m) + "x" +
                      std::to_string(shape.n) + "x" + std::to_string(shape.k) + " call");
@@ -331,14 +352,19 @@ Result<KernelRun> launch_module(const PreparedModule& m, const Plan& plan,
   params.table_b = reinterpret_cast<const DecodedOperand*>(*tb);
   params.scale_a = reinterpret_cast<const uint32_t*>(in.scale_a);
   params.scale_b = reinterpret_cast<const uint32_t*>(in.scale_b);
-  params.bias = reinterpret_cast<const float*>(in.bias_f32);
+  CUdeviceptr bias_f32 = 0;
+  if (in.bias) {
+    bias_f32 = scratch.at_least(d, LaunchScratch::bias_f32, static_cast<size_t>(shape.n) * 4);
+    if (!bias_f32)
+      return Error(Errc::device_unavailable, "device memory could not be allocated for the bias");
+  }
+  params.bias = reinterpret_cast<const float*>(bias_f32);
   params.out = reinterpret_cast<uint8_t*>(in.out);
   params.fallback = reinterpret_cast<uint8_t*>(fallback);
   params.flagged = reinterpret_cast<unsigned*>(flagged);
   params.m = shape.m;
   params.n = shape.n;
   params.k = shape.k;
-  params.alpha = rowwise ? 0.0f : in.alpha;
   params.rowwise = rowwise;
   params.column_first = alg.rowwise_order == RowwiseScaleOrder::column_first;
   params.out_format = format_index(shape.out_dtype);
@@ -373,25 +399,40 @@ Result<KernelRun> launch_module(const PreparedModule& m, const Plan& plan,
         r != CUDA_SUCCESS)
       return Error(Errc::device_unavailable, "flag_special_rows launch failed: " + d.describe(r));
   }
+  // The bias widened to f32 on the device, in order before the kernel that reads it.
+  if (in.bias) {
+    CUdeviceptr bias = in.bias;
+    long long n = shape.n;
+    int f16 = shape.bias->format == Format::f16;
+    void* widen_args[] = {&bias, &n, &f16, &bias_f32};
+    if (CUresult r = d.launch(m.widen_bias, static_cast<unsigned>((n + 255) / 256), 1, 1, 256, 1, 1,
+                              0, in.stream, widen_args, nullptr);
+        r != CUDA_SUCCESS)
+      return Error(Errc::device_unavailable, "widen_bias launch failed: " + d.describe(r));
+  }
   H4TensorMaps maps{};
   if (desc.tensor_maps)
-    if (auto ok = encode_h4_maps(d, shape, in.a, in.b, maps); !ok) return ok.error();
+    if (auto ok = encode_h4_maps(d, shape, in.a, in.b, m.tile_rows, maps); !ok) return ok.error();
   void* args[] = {&params, &maps};  // a module without tensor maps reads the first alone
   // The module's launch shape (EmulationModule): one thread per element, a 2-D grid of 64 x 64
-  // tiles, or a 1-D grid over 128 x 128 tiles that the kernel orders itself, with its ring in
-  // dynamic shared memory (over the 48 KiB default: the attribute must be raised).
-  const unsigned threads_per_block = desc.threads_per_block;
+  // tiles, or a 1-D grid over h4's tiles (128 or 64 rows by 128) that the kernel orders itself,
+  // with its ring in dynamic shared memory (over the 48 KiB default: the attribute must be raised).
+  const bool h4_tiles = desc.launch == LaunchShape::tiles_128_linear;
+  const unsigned threads_per_block =
+      h4_tiles ? static_cast<unsigned>(h4_threads(m.tile_rows)) : desc.threads_per_block;
   unsigned grid_x = static_cast<unsigned>((elements + threads_per_block - 1) / threads_per_block),
            grid_y = 1;
-  const unsigned shared_bytes = desc.dynamic_shared_bytes;
+  const unsigned shared_bytes = h4_tiles
+                                    ? static_cast<unsigned>(h4_dynamic_shared_bytes(m.tile_rows))
+                                    : desc.dynamic_shared_bytes;
   if (desc.launch == LaunchShape::tiles_64) {
     grid_x = static_cast<unsigned>((shape.n + 63) / 64);
     grid_y = static_cast<unsigned>((shape.m + 63) / 64);
     if (grid_y > 65535)
       return Error(Errc::unsupported, kernel_name + ": m = " + std::to_string(shape.m) +
                                           " exceeds 65535 tiles of rows");
-  } else if (desc.launch == LaunchShape::tiles_128_linear) {
-    const int64_t blocks = h4_grid_blocks(shape.m, shape.n, plan.split_k);
+  } else if (h4_tiles) {
+    const int64_t blocks = h4_grid_blocks(shape.m, shape.n, plan.split_k, m.tile_rows);
     if (blocks > INT_MAX)
       return Error(Errc::unsupported,
                    kernel_name + ": " + std::to_string(blocks) + " blocks exceed one grid");
@@ -411,14 +452,27 @@ Result<KernelRun> launch_module(const PreparedModule& m, const Plan& plan,
                                  cluster_blocks(desc, plan), in.stream, args);
         r != CUDA_SUCCESS)
       return Error(Errc::device_unavailable, m.function + " launch failed: " + d.describe(r));
-    if (CUresult r = d.synchronize(); r != CUDA_SUCCESS)
-      return Error(Errc::device_unavailable, m.function + " failed: " + d.describe(r));
+    // The elements of rows holding NaN/Inf codes, finished on the device behind the kernel (a
+    // grid of at most 1024 blocks that skip unmarked rows: a few microseconds where none is).
+    int a_e5m2 = shape.a_dtype == Format::f8_e5m2, b_e5m2 = shape.b_dtype == Format::f8_e5m2;
+    void* special_args[] = {&params, &a_e5m2, &b_e5m2};
+    const unsigned lines = static_cast<unsigned>(std::min<int64_t>(shape.m + shape.n, 1024));
+    if (CUresult r =
+            d.launch(m.finish_special, lines, 1, 1, 256, 1, 1, 0, in.stream, special_args, nullptr);
+        r != CUDA_SUCCESS)
+      return Error(Errc::device_unavailable,
+                   "finish_special_elements launch failed: " + d.describe(r));
   }
+  // The flagged count comes back behind the kernel on its stream: one synchronisation waits for
+  // both (the kernel time includes the 4-byte copy).
+  if (CUresult r = d.to_host_async(count_word, flagged, sizeof(unsigned), in.stream);
+      r != CUDA_SUCCESS)
+    return Error(Errc::device_unavailable, "the flagged count could not be read: " + d.describe(r));
+  if (CUresult r = d.stream_synchronize(in.stream); r != CUDA_SUCCESS)
+    return Error(Errc::device_unavailable, m.function + " failed: " + d.describe(r));
   run.kernel_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - launched).count();
-  unsigned flagged_count = 0;
-  d.to_host(&flagged_count, flagged, sizeof flagged_count);
-  if (flagged_count > 0) {
+  if (*count_word > 0) {
     run.flags.resize(elements);
     d.to_host(run.flags.data(), fallback, elements);
   }
@@ -437,27 +491,18 @@ Result<std::vector<uint8_t>> emulate_cuda(const Plan& plan, const ScaledMmCall& 
   if (!module) return module.error();
   if (auto ok = validate_planned_call(plan, call); !ok) return ok.error();
   const auto& d = module->gpu->api;
-  const bool rowwise = call.scale_a.rowwise();
-  std::vector<uint32_t> bias(call.bias ? static_cast<size_t>(call.n) : 0);
-  for (size_t j = 0; j < bias.size(); ++j)
-    bias[j] =
-        convert(call.bias->format, load_bits(call.bias->format, call.bias->values, j), Format::f32);
   const size_t out_bytes = output_bytes(call.m, call.n, call.out_dtype);
-  DeviceBuffer a(d, call.a), b(d, call.b),
-      sa(d, rowwise ? bytes_of(call.scale_a.f32_bits) : std::span<const uint8_t>()),
-      sb(d, rowwise ? bytes_of(call.scale_b.f32_bits) : std::span<const uint8_t>()),
-      bias_buffer(d, bytes_of(bias)), out(d, out_bytes);
-  if (!a.ok() || !b.ok() || !out.ok())
+  DeviceBuffer a(d, call.a), b(d, call.b), sa(d, bytes_of(call.scale_a.f32_bits)),
+      sb(d, bytes_of(call.scale_b.f32_bits)),
+      bias_buffer(d, call.bias ? call.bias->values : std::span<const uint8_t>()), out(d, out_bytes);
+  if (!a.ok() || !b.ok() || !sa.ok() || !sb.ok() || !bias_buffer.ok() || !out.ok())
     return Error(Errc::device_unavailable,
                  "device memory could not be allocated for a " + std::to_string(call.m) + "x" +
                      std::to_string(call.n) + "x" + std::to_string(call.k) + " call");
   KernelInputs in;
   in.a = a.ptr(), in.b = b.ptr(), in.out = out.ptr();
   in.scale_a = sa.ptr(), in.scale_b = sb.ptr();
-  in.bias_f32 = call.bias ? bias_buffer.ptr() : 0;
-  in.alpha = rowwise ? 0.0f
-                     : std::bit_cast<float>(call.scale_a.f32_bits[0]) *
-                           std::bit_cast<float>(call.scale_b.f32_bits[0]);
+  in.bias = call.bias ? bias_buffer.ptr() : 0;
   auto run = launch_module(*module, plan, call, in);
   if (!run) return run.error();
   std::vector<uint8_t> result(out_bytes);
@@ -479,56 +524,39 @@ Result<CudaRunStats> emulate_cuda_resident(const Plan& plan, const DeviceScaledM
   if (auto ok = validate_plan_takes(plan, call.a_dtype, call.b_dtype); !ok) return ok.error();
   const auto& d = module->gpu->api;
   // The data may still be being written by work queued on another stream: wait for all of it
-  // before the scalars are read (the reads below run on the default stream).
+  // (the call's own work then runs on its stream; an idle GPU answers at once).
   if (CUresult r = d.synchronize(); r != CUDA_SUCCESS)
     return Error(Errc::device_unavailable, "the GPU's queued work failed: " + d.describe(r));
-  auto fetch = [&d](uint64_t address, size_t bytes) {
-    std::vector<uint8_t> host(bytes);
-    if (bytes > 0) d.to_host(host.data(), address, bytes);
-    return host;
-  };
+  // The kernels read the scales and the bias where they lie: nothing crosses to the host before
+  // the launch.
   KernelInputs in;
   in.a = call.a, in.b = call.b, in.out = call.out;
   in.scale_a = call.scale_a, in.scale_b = call.scale_b;
+  in.bias = call.bias_dtype ? call.bias : 0;
   in.stream = static_cast<CUstream>(call.stream);
-  // The scalars the kernels take as f32 values: the tensorwise scale pair and the bias. Both are
-  // small (8 bytes; n values); the bias goes back up converted.
-  std::vector<uint32_t> scale_a_bits(1), scale_b_bits(1);
-  if (!call.rowwise) {
-    d.to_host(scale_a_bits.data(), call.scale_a, sizeof(uint32_t));
-    d.to_host(scale_b_bits.data(), call.scale_b, sizeof(uint32_t));
-    in.alpha = std::bit_cast<float>(scale_a_bits[0]) * std::bit_cast<float>(scale_b_bits[0]);
-  }
-  const size_t bias_bytes = call.bias_dtype ? static_cast<size_t>(call.n) * 2 : 0;
-  const std::vector<uint8_t> bias = fetch(call.bias, bias_bytes);
-  std::vector<uint32_t> bias_f32(call.bias_dtype ? static_cast<size_t>(call.n) : 0);
-  for (size_t j = 0; j < bias_f32.size(); ++j)
-    bias_f32[j] = convert(*call.bias_dtype, load_bits(*call.bias_dtype, bias, j), Format::f32);
-  DeviceBuffer bias_buffer(d, bytes_of(bias_f32));
-  if (call.bias_dtype) {
-    if (!bias_buffer.ok())
-      return Error(Errc::device_unavailable, "device memory could not be allocated for the bias");
-    in.bias_f32 = bias_buffer.ptr();
-  }
   auto run = launch_module(*module, plan, shape, in);
   if (!run) return run.error();
   const int64_t host_elements = count_flags(run->flags);
   if (host_elements > 0) {
-    // The exact path for the flagged elements needs the operands: they come to the host once.
+    // The exact path for the flagged elements needs the operands, the scales and the bias: they
+    // come to the host once.
+    auto fetch = [&d](uint64_t address, size_t bytes) {
+      std::vector<uint8_t> host(bytes);
+      if (bytes > 0) d.to_host(host.data(), address, bytes);
+      return host;
+    };
     const size_t out_bytes = output_bytes(call.m, call.n, call.out_dtype);
     const auto a = fetch(call.a, static_cast<size_t>(call.m * call.k));
     const auto b = fetch(call.b, static_cast<size_t>(call.n * call.k));
     std::vector<uint8_t> result = fetch(call.out, out_bytes);
     ScaledMmCall host = shape;
     host.a = a, host.b = b;
-    if (call.rowwise) {
-      host.scale_a.f32_bits.resize(static_cast<size_t>(call.m));
-      host.scale_b.f32_bits.resize(static_cast<size_t>(call.n));
-      d.to_host(host.scale_a.f32_bits.data(), call.scale_a, host.scale_a.f32_bits.size() * 4);
-      d.to_host(host.scale_b.f32_bits.data(), call.scale_b, host.scale_b.f32_bits.size() * 4);
-    } else {
-      host.scale_a.f32_bits = scale_a_bits, host.scale_b.f32_bits = scale_b_bits;
-    }
+    host.scale_a.f32_bits.resize(call.rowwise ? static_cast<size_t>(call.m) : 1);
+    host.scale_b.f32_bits.resize(call.rowwise ? static_cast<size_t>(call.n) : 1);
+    d.to_host(host.scale_a.f32_bits.data(), call.scale_a, host.scale_a.f32_bits.size() * 4);
+    d.to_host(host.scale_b.f32_bits.data(), call.scale_b, host.scale_b.f32_bits.size() * 4);
+    const std::vector<uint8_t> bias =
+        fetch(call.bias, call.bias_dtype ? static_cast<size_t>(call.n) * 2 : 0);
     if (call.bias_dtype) host.bias = Bias{*call.bias_dtype, bias};
     if (auto ok = validate_planned_call(plan, host); !ok) return ok.error();
     finish_flagged_elements(plan, host, run->flags, result, thread_count(0));

@@ -104,7 +104,8 @@ bool h4_covers(const Plan& plan, const ScaledMmCall& call, int major, int minor,
 }
 
 // v1: one thread per element; v4 and v9: 256 threads per 64 x 64 tile; h1: one warpgroup per
-// 64 x 64 tile; h4: two warpgroups per 128 x 128 tile, its ring in dynamic shared memory.
+// 64 x 64 tile; h4: two warpgroups per 128 x 128 tile (one per 64 x 128 where the call has few
+// tiles; the launcher sizes those), its ring in dynamic shared memory.
 constexpr EmulationModule kModules[] = {
     {"v1", "cuda-v1", Backend::cuda_v1, "v1_scaled_mm.cu",
      "the fast path's arithmetic, one thread per element, any GPU", false, 128,
@@ -118,9 +119,10 @@ constexpr EmulationModule kModules[] = {
     // First where it covers the call: TMA-fed, split K as a cluster per tile; conform, replays and
     // bench all bit-equal on an H100 (validation_logs/2026-12-07/h4-tma-h100/README.md).
     {"h4", "cuda-h4", Backend::cuda_h4, "h4_scaled_mm.cu",
-     "h1 pipelined at a 128 x 128 tile, TMA-fed; up to 8 split-K slices, K % 16 == 0", true, 256,
-     LaunchShape::tiles_128_linear, static_cast<unsigned>(kH4DynamicSharedBytes), h4_covers, 1,
-     true},
+     "h1 pipelined at 128 x 128 tiles (64 x 128 for few tiles), TMA-fed; up to 8 split-K "
+     "slices, K % 16 == 0",
+     true, 256, LaunchShape::tiles_128_linear, static_cast<unsigned>(kH4DynamicSharedBytes),
+     h4_covers, 1, true},
     // Before v4 where it covers the call: equal to the oracle in conform on a GPU and 4.1-4.3x
     // v4's speed there (validation_logs/2026-12-07/v9-pipelined-h100/README.md).
     {"v9", "cuda-v9", Backend::cuda_v9, "v9_scaled_mm.cu",

@@ -62,10 +62,15 @@ static void run(long long m, long long n, long long k, int repeats) {
   CHECK(cudaMemset(rows_b, 0, n));
   CHECK(cudaMemset(flagged, 0, 4));
   CHECK(cudaMemset(out, 0, m * n * 2));
+  uint32_t* scale;  // tensorwise 1.0 for both operands: the kernel reads the words
+  const uint32_t one = 0x3F800000u;
+  CHECK(cudaMalloc(&scale, 4));
+  CHECK(cudaMemcpy(scale, &one, 4, cudaMemcpyHostToDevice));
   ScaledMmParams p{};
+  p.scale_a = p.scale_b = scale;
   p.a = da, p.b = db, p.out = out, p.fallback = fallback, p.flagged = flagged;
   p.special_rows_a = rows_a, p.special_rows_b = rows_b;
-  p.m = m, p.n = n, p.k = k, p.alpha = 1.0f, p.out_format = 1;
+  p.m = m, p.n = n, p.k = k, p.out_format = 1;
   p.single_chain = ANATOMY_SINGLE_CHAIN, p.promotion_interval = 128, p.split_k = 1,
   p.split_grain = 128;
   const int shared_bytes = kH4DynamicSharedBytes;

@@ -23,7 +23,8 @@ Result<std::string> cuda_kernel_for(const Plan& plan, const ScaledMmCall& call, 
 // Where the module's code came from on GPU 0: "fatbin" or "NVRTC sm_XY" (loading it if need be).
 Result<std::string> cuda_module_origin(const std::string& module);
 // What one CUDA call did, for benchmarks: the module, the kernel's wall time (launch to
-// synchronise, host clock) and how many elements the host's oracle finished.
+// synchronise, host clock, with the flagged count's 4-byte copy queued behind it) and how many
+// elements the host's oracle finished.
 struct CudaRunStats {
   std::string module;
   double kernel_seconds = 0;
@@ -61,11 +62,12 @@ struct DeviceScaledMmCall {
 Result<void> validate(const DeviceScaledMmCall& call);
 
 // The call computed where its data lie, with the same kernels and bits as emulate_cuda; it waits
-// for the work already queued on the GPU and returns once `out` holds the result (the device
-// synchronised). Nothing crosses to the host but the
-// scalars (a tensorwise scale pair, the bias, n values) and a flag count, unless the kernel
-// flagged elements (rows with NaN or Inf, results the exact codec must make): then the operands
-// come to the host, the oracle finishes those elements, and the output goes back.
+// for the work already queued on the GPU, runs on `stream` and returns once `out` holds the result
+// (the stream synchronised). The kernels read the scales and the bias on the device and finish the
+// elements of rows with NaN or Inf codes there: nothing crosses to the host but a flag count,
+// unless the kernel flagged elements (results the exact codec must make: FP8 outputs of an
+// infinity, step results it cannot round): then the operands, scales and bias come to the host,
+// the oracle finishes those elements, and the output goes back.
 Result<CudaRunStats> emulate_cuda_resident(const Plan& plan, const DeviceScaledMmCall& call,
                                            Backend backend = Backend::cuda);
 

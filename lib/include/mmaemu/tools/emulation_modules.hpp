@@ -14,9 +14,11 @@ namespace mmaemu {
 
 // How a module's kernel is launched over the output.
 enum class LaunchShape : uint8_t {
-  per_element,       // one thread per output element
-  tiles_64,          // a two-dimensional grid of 64 x 64 output tiles
-  tiles_128_linear,  // a one-dimensional grid over 128 x 128 tiles, ordered by the kernel itself
+  per_element,  // one thread per output element
+  tiles_64,     // a two-dimensional grid of 64 x 64 output tiles
+  // A one-dimensional grid over h4's tiles, ordered by the kernel itself: 128 x 128, or 64 x 128
+  // where h4_tile_rows picks the narrow kernels (common/h4_tiling.h sizes block and shared memory).
+  tiles_128_linear,
 };
 
 struct EmulationModule {
