@@ -64,9 +64,14 @@ TEST_CASE("kernel conversions equal the exact codec", "[kernels][convert]") {
       }
     }
   }
-  // Infinities: f16 keeps them (the FP8 kernels leave infinities to the host's codec).
+  // Infinities: f16 keeps them; the FP8 conversion saturates them as the codec does (the kernels'
+  // epilogue still leaves FP8 outputs of an infinity to the host's codec).
   CHECK(f32_to_f16_bits(0x7F800000) == 0x7C00);
   CHECK(f32_to_f16_bits(0xFF800000) == 0xFC00);
+  for (uint32_t x : {0x7F800000u, 0xFF800000u})
+    for (Format f : {Format::f8_e4m3, Format::f8_e5m2})
+      CHECK(f32_to_fp8_bits(x, f == Format::f8_e4m3) ==
+            convert(Format::f32, x, f, {Rounding::nearest_even, Overflow::saturate, -1}));
   std::cout << checked << " f32 values checked\n";
 }
 
