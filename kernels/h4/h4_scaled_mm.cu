@@ -4,10 +4,11 @@
 // outputs, each warpgroup 64 x 128 with wgmma.m64n128k32; the narrow kernels (suffix _m64, for
 // calls with few tiles: common/h4_tiling.h's h4_tile_rows) are one warpgroup on 64 x 128. K streams
 // through a ring of 128-element slabs (common/h4_tiling.h: five stages of 32 KiB in dynamic shared
-// memory) that the tensor-memory accelerator fills three slabs ahead: one thread issues a 128-row x
-// 128-byte box of A and of B a slab, swizzled by 128 bytes (zeros past K and past the last row),
-// completing on the stage's mbarrier. The two tensor maps come from the launcher as a second,
-// grid-constant parameter (H4TensorMaps); the mbarriers follow the ring (kH4TmaSharedBytes). Steps
+// memory, 24 KiB for the narrow tile) that the tensor-memory accelerator fills three slabs ahead:
+// one thread issues a box of the tile's rows of A (128 or 64) and one of B's 128 rows, 128 bytes of
+// K each, swizzled by 128 bytes (zeros past K and past the last row), completing on the stage's
+// mbarrier. The two tensor maps come from the launcher as a second, grid-constant parameter
+// (H4TensorMaps); the mbarriers follow the ring (h4_dynamic_shared_bytes). Steps
 // are not waited for one by one: a slab's four steps are issued back to back and committed as one
 // group, and the warpgroup waits only for the previous slab's group, so the tensor core works on
 // slab s while slab s - 1's block is promoted. Promotion blocks alternate between two accumulators
