@@ -206,6 +206,14 @@ Result<json> compile_module(const BuildOptions& o, const fs::path& kernels, cons
     command += " " + shell_quoted((kernels / spec.module / s).string());
   auto [code, log] = run_command(command);
   if (code != 0) return Error(Errc::io, "build-fatbin: " + spec.module + ": nvcc failed:\n" + log);
+  // ptxas note C7514: it serialises a kernel's wgmma steps (each waited for before the next) when
+  // it cannot prove an accumulator free; the bits stay right and the steps stop overlapping,
+  // unseen. No module's kernel may have it (h4's pipeline depends on it).
+  static const std::regex serialised(R"(\(C7514\).*function '(\w+)')");
+  if (std::smatch m; std::regex_search(log, m, serialised))
+    return Error(Errc::unsupported, "build-fatbin: " + spec.module +
+                                        ": ptxas serialises the wgmma steps of " + m[1].str() +
+                                        " (C7514)");
   json used = resources(log);
   for (const auto& [kernel, r] : used.items())
     if (r.value("spill_bytes", 0) > 0 || r.value("stack_bytes", 0) > 0)
