@@ -13,7 +13,13 @@ bool bind(const SharedLibrary& library, const char* name, F& f) {
   return f != nullptr;
 }
 
+GpuOpener gpu_opener = nullptr;
+
 }  // namespace
+
+void replace_gpu_opener(GpuOpener opener) {
+  gpu_opener = opener;
+}
 
 std::string DriverApi::describe(CUresult r) const {
   const char* text = nullptr;
@@ -23,6 +29,7 @@ std::string DriverApi::describe(CUresult r) const {
 }
 
 Result<Gpu> open_gpu(int ordinal) {
+  if (gpu_opener) return gpu_opener(ordinal);
   const SharedLibrary& cuda = cuda_driver_library();
   if (!cuda)
     return Error(Errc::device_unavailable,

@@ -60,6 +60,11 @@ struct Gpu {
 // Loads the driver, initialises it and makes GPU `ordinal`'s primary context current.
 Result<Gpu> open_gpu(int ordinal);
 
+// Tests only: open_gpu answers with `opener`'s GPU instead of the driver's (tests/host_simt runs
+// the portable kernels on the CPU behind a DriverApi of host functions); null restores the driver.
+using GpuOpener = Result<Gpu> (*)(int ordinal);
+void replace_gpu_opener(GpuOpener opener);
+
 // A device allocation freed on scope exit; a failed allocation leaves ptr 0 and ok() false.
 class DeviceBuffer {
  public:
