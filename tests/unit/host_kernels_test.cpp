@@ -39,9 +39,10 @@ TEST_CASE("the module on the host driver equals the oracle in conform's checks")
   REQUIRE(report);
   for (const auto& line : report->failures) UNSCOPED_INFO(line);
   INFO(kKernel << ": " << report->checks << " checks, " << report->unequal << " unequal");
-  std::printf("%s on the host driver: %lld checks, %lld unequal, %lld launches\n", kKernel,
-              static_cast<long long>(report->checks), static_cast<long long>(report->unequal),
-              host_simt::host_launches());
+  std::printf(
+      "%s (__CUDA_ARCH__ %d) on the host driver: %lld checks, %lld unequal, %lld launches\n",
+      kKernel, MMAEMU_HOST_CUDA_ARCH, static_cast<long long>(report->checks),
+      static_cast<long long>(report->unequal), host_simt::host_launches());
   CHECK(report->checks > 0);
   CHECK(report->unequal == 0);
   CHECK(host_simt::host_launches() > 0);  // the module ran on the host driver, not the CPU path
