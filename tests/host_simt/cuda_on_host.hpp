@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 
 // The kernels' device branches: the target sets MMAEMU_HOST_CUDA_ARCH (900: sm_90's DPX paths).
 #define __CUDACC__ 1
@@ -58,8 +59,8 @@ namespace host_simt {
 // The running block's barrier and its warps' vote words (the block runner sets them).
 struct BlockSync {
   std::barrier<>* block = nullptr;
-  std::barrier<>* const* warp_of = nullptr;  // one per warp of 32 threads
-  std::atomic<unsigned>* votes = nullptr;    // one per warp
+  std::deque<std::barrier<>>* warps = nullptr;  // one per warp of 32 threads
+  std::atomic<unsigned>* votes = nullptr;       // one per warp
 };
 inline thread_local BlockSync sync;
 
@@ -74,7 +75,7 @@ inline void __syncthreads() {
 inline int __any_sync(unsigned int, int predicate) {
   const unsigned warp = threadIdx.x / 32;
   auto& word = host_simt::sync.votes[warp];
-  auto& barrier = *host_simt::sync.warp_of[warp];
+  auto& barrier = (*host_simt::sync.warps)[warp];
   if (predicate) word.fetch_or(1u);
   barrier.arrive_and_wait();
   const int any = word.load() != 0;

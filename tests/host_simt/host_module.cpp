@@ -2,6 +2,7 @@
 // the CMake target sets it, with MMAEMU_HOST_SHARED and __CUDA_ARCH__), its kernels listed for the
 // host driver, and the block runner. See cuda_on_host.hpp.
 #include <algorithm>
+#include <deque>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -45,11 +46,8 @@ void run_finish_special_elements(void** args) {
                           argument<int>(args, 2));
 }
 
-#define MMAEMU_STRINGIFY_(x) #x
-#define MMAEMU_STRINGIFY(x) MMAEMU_STRINGIFY_(x)
-
 constexpr HostKernel kKernels[] = {
-    {MMAEMU_STRINGIFY(MMAEMU_HOST_MODULE_KERNEL), run_module_kernel},
+    {MMAEMU_HOST_MODULE_NAME "_scaled_mm", run_module_kernel},
     {"flag_special_rows", run_flag_special_rows},
     {"widen_bias", run_widen_bias},
     {"finish_special_elements", run_finish_special_elements},
@@ -68,13 +66,9 @@ std::size_t dynamic_shared_capacity() {
 void run_block(const HostKernel& kernel, void** args, Extent block, Extent grid, Extent threads) {
   const unsigned count = threads.x * threads.y * threads.z, warps = (count + 31) / 32;
   std::barrier<> block_barrier(count);
-  std::vector<std::unique_ptr<std::barrier<>>> warp_barriers;
-  for (unsigned w = 0; w < warps; ++w)
-    warp_barriers.push_back(std::make_unique<std::barrier<>>(std::min(32u, count - 32 * w)));
+  std::deque<std::barrier<>> warp_barriers;  // a deque: std::barrier does not move
+  for (unsigned w = 0; w < warps; ++w) warp_barriers.emplace_back(std::min(32u, count - 32 * w));
   auto votes = std::make_unique<std::atomic<unsigned>[]>(warps);
-  // std::barrier is not movable: the warps' barriers are reached through an array of pointers.
-  std::vector<std::barrier<>*> warp_barrier_of;
-  for (auto& b : warp_barriers) warp_barrier_of.push_back(b.get());
   std::vector<std::thread> running;
   running.reserve(count);
   for (unsigned t = 0; t < count; ++t)
@@ -84,12 +78,12 @@ void run_block(const HostKernel& kernel, void** args, Extent block, Extent grid,
       blockDim = {threads.x, threads.y, threads.z};
       gridDim = {grid.x, grid.y, grid.z};
       sync.block = &block_barrier;
-      sync.warp_of = warp_barrier_of.data();
+      sync.warps = &warp_barriers;
       sync.votes = votes.get();
       kernel.invoke(args);
       // A thread that has returned holds up no later barrier of the others (as on the GPU).
       block_barrier.arrive_and_drop();
-      warp_barrier_of[t / 32]->arrive_and_drop();
+      warp_barriers[t / 32].arrive_and_drop();
     });
   for (auto& t : running) t.join();
 }

@@ -11,20 +11,15 @@
 #include "host_driver.hpp"
 #include "mmaemu/tools/conformance.hpp"
 #include "mmaemu/tools/cuda_backend.hpp"
+#include "mmaemu/tools/emulation_modules.hpp"
 
 using namespace mmaemu;
 
 namespace {
 
-#define MMAEMU_STRINGIFY_(x) #x
-#define MMAEMU_STRINGIFY(x) MMAEMU_STRINGIFY_(x)
-constexpr const char* kKernel = MMAEMU_STRINGIFY(MMAEMU_HOST_MODULE_KERNEL);
-
+// The module under test, as the library names it (MMAEMU_HOST_MODULE_NAME: "v1", "v4", "v9").
 Backend module_backend() {
-  const std::string kernel = kKernel;
-  if (kernel == "v9_scaled_mm") return Backend::cuda_v9;
-  if (kernel == "v4_scaled_mm") return Backend::cuda_v4;
-  return Backend::cuda_v1;
+  return emulation_module_named(MMAEMU_HOST_MODULE_NAME)->backend;
 }
 
 }  // namespace
@@ -38,10 +33,11 @@ TEST_CASE("the module on the host driver equals the oracle in conform's checks")
   auto report = check_conformance(options);
   REQUIRE(report);
   for (const auto& line : report->failures) UNSCOPED_INFO(line);
-  INFO(kKernel << ": " << report->checks << " checks, " << report->unequal << " unequal");
+  INFO(MMAEMU_HOST_MODULE_NAME << ": " << report->checks << " checks, " << report->unequal
+                               << " unequal");
   std::printf(
       "%s (__CUDA_ARCH__ %d) on the host driver: %lld checks, %lld unequal, %lld launches\n",
-      kKernel, MMAEMU_HOST_CUDA_ARCH, static_cast<long long>(report->checks),
+      MMAEMU_HOST_MODULE_NAME, MMAEMU_HOST_CUDA_ARCH, static_cast<long long>(report->checks),
       static_cast<long long>(report->unequal), host_simt::host_launches());
   CHECK(report->checks > 0);
   CHECK(report->unequal == 0);
